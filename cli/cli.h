@@ -1,0 +1,32 @@
+/* The damas command line: one function per subcommand, argument parsing and printing only. */
+#ifndef DAMAS_CLI_H
+#define DAMAS_CLI_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "../core/types.h"
+
+/* Exit codes: 0 success, 1 failure of the work, 2 bad usage or input. */
+enum { CLI_OK = 0, CLI_FAIL = 1, CLI_USAGE = 2 };
+
+int cmd_perft(int argc, char **argv);
+
+/* Prints "error: <message>" on stderr; returns `code` for `return cli_error(...)`. */
+int cli_error(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* The value of option argv[*i] ("--name VALUE" or "--name=VALUE") if argv[*i] is `name`;
+ * advances *i past it. NULL if argv[*i] is another option; exits with a usage error if the
+ * value is missing. */
+const char *cli_option(int argc, char **argv, int *i, const char *name);
+
+/* Parses a non-negative integer no larger than max, or returns false. */
+bool cli_uint(const char *text, uint64_t max, uint64_t *out);
+
+/* Looks up --variant (with --optional-capture); prints the error itself. */
+bool cli_variant(const char *name, bool optional_capture, Variant *out);
+
+/* Seconds on a monotonic clock. */
+double cli_now(void);
+
+#endif

@@ -1,0 +1,112 @@
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "../core/variant.h"
+#include "cli.h"
+
+#define DAMAS_VERSION "0.1.0"
+
+static const struct {
+    const char *name;
+    int (*run)(int argc, char **argv);
+    const char *summary;
+} commands[] = {
+    {"perft", cmd_perft, "count leaf nodes of the move tree (move generator test and benchmark)"},
+};
+
+int cli_error(int code, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("error: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+    return code;
+}
+
+const char *cli_option(int argc, char **argv, int *i, const char *name)
+{
+    size_t n = strlen(name);
+    const char *arg = argv[*i];
+    if (strncmp(arg, name, n) != 0)
+        return NULL;
+    if (arg[n] == '=')
+        return arg + n + 1;
+    if (arg[n] != '\0')
+        return NULL;
+    if (*i + 1 >= argc) {
+        cli_error(CLI_USAGE, "option %s needs a value", name);
+        exit(CLI_USAGE);
+    }
+    return argv[++*i];
+}
+
+bool cli_uint(const char *text, uint64_t max, uint64_t *out)
+{
+    if (!text || *text < '0' || *text > '9')
+        return false;
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(text, &end, 10);
+    if (errno || *end || v > max)
+        return false;
+    *out = v;
+    return true;
+}
+
+bool cli_variant(const char *name, bool optional_capture, Variant *out)
+{
+    char err[256];
+    if (!name) {
+        cli_error(CLI_USAGE, "--variant is required (one of: %s)", variant_names());
+        return false;
+    }
+    if (variant_lookup(name, optional_capture, out, err, sizeof err) != DAMAS_OK) {
+        cli_error(CLI_USAGE, "%s", err);
+        return false;
+    }
+    return true;
+}
+
+double cli_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static void usage(FILE *out)
+{
+    fprintf(out, "damas %s - draughts toolkit: rules, perft, endgame databases\n\n"
+                 "usage: damas <command> [options]    (damas <command> --help for details)\n\ncommands:\n",
+            DAMAS_VERSION);
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        fprintf(out, "  %-8s %s\n", commands[i].name, commands[i].summary);
+    fprintf(out, "\nvariants: %s\n", variant_names());
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        usage(stderr);
+        return CLI_USAGE;
+    }
+    const char *cmd = argv[1];
+    if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") || !strcmp(cmd, "help")) {
+        usage(stdout);
+        return CLI_OK;
+    }
+    if (!strcmp(cmd, "--version")) {
+        printf("damas %s\n", DAMAS_VERSION);
+        return CLI_OK;
+    }
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        if (!strcmp(cmd, commands[i].name))
+            return commands[i].run(argc - 1, argv + 1);
+    return cli_error(CLI_USAGE, "unknown command '%s' (see damas --help)", cmd);
+}

@@ -1,0 +1,445 @@
+#include "movegen.h"
+
+#include "board.h"
+#include "variant.h"
+
+#define INLINE static inline __attribute__((always_inline))
+
+/* The padded layouts of core/board.h as constants, so the compiler folds the geometry. */
+#define ALL8 (((1ull << 35) - 1) & ~((1ull << 8) | (1ull << 17) | (1ull << 26)))
+#define ALL10 (((1ull << 54) - 1) & ~((1ull << 10) | (1ull << 21) | (1ull << 32) | (1ull << 43)))
+
+/* Geometry and side-dependent sets for one generation call. W is a compile-time constant
+ * in each specialisation (4 for 8x8, 5 for 10x10). */
+typedef struct {
+    int W;
+    Bitboard all;
+    int fwd[2];          /* forward steps of the side to move's men */
+    int back[2];
+    Bitboard far_row;    /* where the side to move's men are crowned */
+} Geo;
+
+INLINE Geo geo_make(int W, int side)
+{
+    Geo g;
+    g.W = W;
+    g.all = W == 4 ? ALL8 : ALL10;
+    int bits = W == 4 ? 35 : 54;
+    int up[2] = {-(W + 1), -W}, down[2] = {W, W + 1};
+    for (int i = 0; i < 2; i++) {
+        g.fwd[i] = side == WHITE ? up[i] : down[i];
+        g.back[i] = side == WHITE ? down[i] : up[i];
+    }
+    g.far_row = side == WHITE ? (1ull << W) - 1 : ((1ull << W) - 1) << (bits - W);
+    return g;
+}
+
+INLINE Bitboard shift(const Geo *g, Bitboard b, int d)
+{
+    return (d > 0 ? b << d : b >> -d) & g->all;
+}
+
+INLINE bool on(Bitboard set, int s)
+{
+    return (unsigned)s < 64 && ((set >> s) & 1);
+}
+
+/* ---- capture sequences ---- */
+
+typedef struct {
+    const Rules *r;
+    Geo g;
+    MergeRule merge;
+    Bitboard them;       /* enemy pieces; captured ones stay until the move ends */
+    Bitboard victims;    /* enemy pieces a man may take */
+    Bitboard kings;
+    Bitboard empty;      /* empty squares, the mover's own start square included */
+    int from;
+    bool start_king;
+    MoveList *list;
+    int first;           /* index of the first capture in list */
+    int piece_first;     /* index of the first capture by the piece at `from` */
+    uint64_t best;       /* capture-law key of the moves kept so far */
+} Cap;
+
+/* State of a sequence in progress. */
+typedef struct {
+    Bitboard taken;
+    int n;               /* pieces taken */
+    int nk;              /* kings taken */
+    uint32_t king_jumps; /* bit 31-i set when jump i took a king */
+    uint32_t order;      /* hash of the order of capture */
+} Seq;
+
+INLINE Bitboard empty_now(const Cap *c, Bitboard taken)
+{
+    return c->r->remove_at_once ? c->empty | taken : c->empty;
+}
+
+INLINE Seq seq_take(const Cap *c, Seq s, int victim)
+{
+    bool king = on(c->kings, victim);
+    s.taken |= 1ull << victim;
+    s.nk += king;
+    if (king)
+        s.king_jumps |= 1u << (31 - s.n);
+    s.n++;
+    s.order = s.order * 0x9E3779B1u + (uint32_t)victim + 1;
+    return s;
+}
+
+/* The capture law as one number: a larger key is a sequence the law prefers. */
+INLINE uint64_t law_key(const Cap *c, const Seq *s)
+{
+    const Rules *r = c->r;
+    return (r->law_most_pieces ? (uint64_t)s->n << 56 : 0) |
+           (r->law_king_first && c->start_king ? 1ull << 55 : 0) |
+           (r->law_most_kings ? (uint64_t)s->nk << 48 : 0) |
+           (r->law_earliest_kings ? s->king_jumps : 0);
+}
+
+static void record(Cap *c, int to, const Seq *s, bool promotes)
+{
+    uint64_t key = law_key(c, s);
+    MoveList *l = c->list;
+    if (key < c->best)
+        return;
+    if (key > c->best) {
+        l->count = c->first;
+        c->piece_first = c->first;
+        c->best = key;
+    }
+    uint8_t flags = promotes ? MOVE_PROMOTES : 0;
+    /* One capture has one path; from two on (a flying king's intermediate landing squares)
+     * several paths can share from, to and captured set. */
+    if (s->n >= 2)
+        for (int i = c->piece_first; i < l->count; i++) {
+            const Move *m = &l->moves[i];
+            if (m->to == to && m->captured == s->taken && m->flags == flags &&
+                (c->merge == MERGE_CAPTURED_SET || m->order == s->order))
+                return;
+        }
+    if (l->count == MOVELIST_MAX) {
+        l->overflow = true;
+        return;
+    }
+    l->moves[l->count++] = (Move){s->taken, s->order, (uint8_t)c->from, (uint8_t)to, flags};
+}
+
+/* A king at sq continues the sequence s. Records every complete sequence; returns whether
+ * any capture was possible from sq. */
+static bool king_continue(Cap *c, int sq, Seq s, bool promoted)
+{
+    const bool flying = c->r->flying_kings;
+    Bitboard empty = empty_now(c, s.taken);
+    bool any = false;
+    for (int i = 0; i < 4; i++) {
+        int d = i < 2 ? c->g.fwd[i] : c->g.back[i - 2];
+        int v = sq + d;
+        if (flying)
+            while (on(empty, v))
+                v += d;
+        /* The first piece on the ray must be an enemy not yet taken: a taken one blocks. */
+        if (!on(c->them & ~s.taken, v) || !on(empty, v + d))
+            continue;
+        any = true;
+        Seq next = seq_take(c, s, v);
+        /* Among several landing squares, only those from which the capture goes on. */
+        bool goes_on = false;
+        for (int l = v + d; on(empty, l); l += d) {
+            goes_on |= king_continue(c, l, next, promoted);
+            if (!flying)
+                break;
+        }
+        if (!goes_on)
+            for (int l = v + d; on(empty, l); l += d) {
+                record(c, l, &next, promoted);
+                if (!flying)
+                    break;
+            }
+    }
+    return any;
+}
+
+/* A man at sq continues the sequence s; as king_continue. */
+static bool man_continue(Cap *c, int sq, Seq s)
+{
+    Bitboard empty = empty_now(c, s.taken);
+    int ndirs = c->r->men_capture_backward ? 4 : 2;
+    bool any = false;
+    for (int i = 0; i < ndirs; i++) {
+        int d = i < 2 ? c->g.fwd[i] : c->g.back[i - 2];
+        int v = sq + d, l = sq + 2 * d;
+        if (!on(c->victims & ~s.taken, v) || !on(empty, l))
+            continue;
+        any = true;
+        Seq next = seq_take(c, s, v);
+        if (on(c->g.far_row, l)) {
+            if (c->r->promotion == PROMOTE_STOP) {
+                record(c, l, &next, true);
+                continue;
+            }
+            if (c->r->promotion == PROMOTE_CONTINUE_KING) {
+                if (!king_continue(c, l, next, true))
+                    record(c, l, &next, true);
+                continue;
+            }
+        }
+        if (!man_continue(c, l, next))
+            record(c, l, &next, on(c->g.far_row, l));
+    }
+    return any;
+}
+
+INLINE Cap cap_make(const Position *pos, const Rules *r, Geo g, MergeRule merge, MoveList *list)
+{
+    int us = pos->side, them = us ^ 1;
+    Cap c;
+    c.r = r;
+    c.g = g;
+    c.merge = merge;
+    c.them = pos->pieces[them];
+    c.victims = r->men_capture_kings ? c.them : c.them & ~pos->kings;
+    c.kings = pos->kings;
+    c.empty = ~(pos->pieces[us] | c.them) & g.all;
+    c.list = list;
+    c.first = list->count;
+    c.piece_first = list->count;
+    c.best = 0;
+    return c;
+}
+
+INLINE void gen_captures(const Position *pos, const Rules *r, Geo g, MergeRule merge, MoveList *list)
+{
+    Cap c = cap_make(pos, r, g, merge, list);
+    Bitboard own = pos->pieces[pos->side];
+    for (Bitboard b = own; b; b &= b - 1) {
+        int sq = __builtin_ctzll(b);
+        Seq s = {0, 0, 0, 0, 0};
+        c.from = sq;
+        c.start_king = on(pos->kings, sq);
+        c.piece_first = list->count;
+        c.empty |= 1ull << sq;
+        if (c.start_king)
+            king_continue(&c, sq, s, false);
+        else
+            man_continue(&c, sq, s);
+        c.empty &= ~(1ull << sq);
+    }
+}
+
+/* ---- detection and quiet moves, whole-board with shifts ---- */
+
+INLINE bool any_capture(const Position *pos, const Rules *r, Geo g)
+{
+    int us = pos->side;
+    Bitboard them = pos->pieces[us ^ 1];
+    Bitboard empty = ~(pos->pieces[us] | them) & g.all;
+    Bitboard men = pos->pieces[us] & ~pos->kings, kings = pos->pieces[us] & pos->kings;
+    Bitboard victims = r->men_capture_kings ? them : them & ~pos->kings;
+    int ndirs = r->men_capture_backward ? 4 : 2;
+    for (int i = 0; i < 4; i++) {
+        int d = i < 2 ? g.fwd[i] : g.back[i - 2];
+        if (i < ndirs && (men & shift(&g, victims & shift(&g, empty, -d), -d)))
+            return true;
+        if (!kings)
+            continue;
+        Bitboard ray = shift(&g, kings, d), hit = ray & ~empty;
+        if (r->flying_kings)
+            for (ray &= empty; ray; ray = shift(&g, ray, d) & empty)
+                hit |= shift(&g, ray, d) & ~empty;
+        if (shift(&g, hit & them, d) & empty)
+            return true;
+    }
+    return false;
+}
+
+INLINE int count_quiet(const Position *pos, const Rules *r, Geo g)
+{
+    int us = pos->side;
+    Bitboard empty = ~(pos->pieces[0] | pos->pieces[1]) & g.all;
+    Bitboard men = pos->pieces[us] & ~pos->kings, kings = pos->pieces[us] & pos->kings;
+    int n = pos_count(shift(&g, men, g.fwd[0]) & empty) + pos_count(shift(&g, men, g.fwd[1]) & empty);
+    if (kings)
+        for (int i = 0; i < 4; i++) {
+            int d = i < 2 ? g.fwd[i] : g.back[i - 2];
+            Bitboard ray = shift(&g, kings, d) & empty;
+            n += pos_count(ray);
+            if (r->flying_kings)
+                while ((ray = shift(&g, ray, d) & empty))
+                    n += pos_count(ray);
+        }
+    return n;
+}
+
+INLINE void gen_quiet(const Position *pos, const Rules *r, Geo g, MoveList *list)
+{
+    int us = pos->side;
+    Bitboard empty = ~(pos->pieces[0] | pos->pieces[1]) & g.all;
+    Bitboard men = pos->pieces[us] & ~pos->kings, kings = pos->pieces[us] & pos->kings;
+    Move *m = list->moves + list->count;
+    Move *end = list->moves + MOVELIST_MAX;
+    for (int i = 0; i < 2; i++) {
+        int d = g.fwd[i];
+        for (Bitboard t = shift(&g, men, d) & empty; t && m < end; t &= t - 1) {
+            int to = __builtin_ctzll(t);
+            *m++ = (Move){0, 0, (uint8_t)(to - d), (uint8_t)to, on(g.far_row, to) ? MOVE_PROMOTES : 0};
+        }
+    }
+    for (Bitboard b = kings; b; b &= b - 1) {
+        int from = __builtin_ctzll(b);
+        for (int i = 0; i < 4; i++) {
+            int d = i < 2 ? g.fwd[i] : g.back[i - 2];
+            for (int to = from + d; on(empty, to) && m < end; to += d) {
+                *m++ = (Move){0, 0, (uint8_t)from, (uint8_t)to, 0};
+                if (!r->flying_kings)
+                    break;
+            }
+        }
+    }
+    if (m == end)
+        list->overflow = true;
+    list->count = (int)(m - list->moves);
+}
+
+INLINE int generate(const Position *pos, const Rules *r, int W, MergeRule merge, MoveList *list)
+{
+    Geo g = geo_make(W, pos->side);
+    list->count = 0;
+    list->overflow = false;
+    if (any_capture(pos, r, g)) {
+        gen_captures(pos, r, g, merge, list);
+        if (!r->optional_capture)
+            return list->count;
+    }
+    gen_quiet(pos, r, g, list);
+    return list->count;
+}
+
+INLINE int count(const Position *pos, const Rules *r, int W, MergeRule merge)
+{
+    Geo g = geo_make(W, pos->side);
+    if (!any_capture(pos, r, g))
+        return count_quiet(pos, r, g);
+    MoveList list;
+    list.count = 0;
+    gen_captures(pos, r, g, merge, &list);
+    return list.count + (r->optional_capture ? count_quiet(pos, r, g) : 0);
+}
+
+/* The only per-board specialisation: the compiler folds W into every shift. */
+#define BY_BOARD(v, call8, call10) ((v)->rules.board_size == 8 ? (call8) : (call10))
+
+int movegen_moves_merged(const Position *pos, const Variant *v, MergeRule merge, MoveList *list)
+{
+    return BY_BOARD(v, generate(pos, &v->rules, 4, merge, list), generate(pos, &v->rules, 5, merge, list));
+}
+
+int movegen_moves(const Position *pos, const Variant *v, MoveList *list)
+{
+    return movegen_moves_merged(pos, v, MERGE_CAPTURED_SET, list);
+}
+
+int movegen_count(const Position *pos, const Variant *v, MergeRule merge)
+{
+    return BY_BOARD(v, count(pos, &v->rules, 4, merge), count(pos, &v->rules, 5, merge));
+}
+
+bool movegen_has_capture(const Position *pos, const Variant *v)
+{
+    return BY_BOARD(v, any_capture(pos, &v->rules, geo_make(4, pos->side)),
+                    any_capture(pos, &v->rules, geo_make(5, pos->side)));
+}
+
+/* ---- paths of a capture, for notation (not a hot path) ---- */
+
+typedef struct {
+    const Rules *r;
+    Geo g;
+    const Move *m;
+    Bitboard kings, empty;
+    const int *via;
+    int nvia;
+    int *path;
+    int max;
+} PathSearch;
+
+/* Depth-first over the jumps that take only pieces of m->captured. `king`: the piece moves
+ * as a king now (from the start, or crowned mid-capture under PROMOTE_CONTINUE_KING). */
+static int path_dfs(const PathSearch *p, int sq, bool king, Bitboard taken, int len, int matched)
+{
+    if (len >= p->max)
+        return 0;
+    p->path[len++] = sq;
+    if (matched < p->nvia && sq == p->via[matched])
+        matched++;
+    if (taken == p->m->captured) {
+        bool ends_king = king || on(p->g.far_row, sq);
+        bool want_king = on(p->kings, p->m->from) || (p->m->flags & MOVE_PROMOTES);
+        return sq == p->m->to && matched == p->nvia && ends_king == want_king ? len : 0;
+    }
+    if (!king && on(p->g.far_row, sq) && p->r->promotion == PROMOTE_STOP)
+        return 0;
+    bool flying = king && p->r->flying_kings;
+    Bitboard empty = p->r->remove_at_once ? p->empty | taken : p->empty;
+    int ndirs = king || p->r->men_capture_backward ? 4 : 2;
+    for (int i = 0; i < ndirs; i++) {
+        int d = i < 2 ? p->g.fwd[i] : p->g.back[i - 2];
+        int v = sq + d;
+        if (flying)
+            while (on(empty, v))
+                v += d;
+        if (!on(p->m->captured & ~taken, v))
+            continue;
+        for (int l = v + d; on(empty, l); l += d) {
+            bool crowned = king || (on(p->g.far_row, l) && p->r->promotion == PROMOTE_CONTINUE_KING);
+            int n = path_dfs(p, l, crowned, taken | (1ull << v), len, matched);
+            if (n)
+                return n;
+            if (!flying)
+                break;
+        }
+    }
+    return 0;
+}
+
+int movegen_capture_path(const Position *pos, const Variant *v, const Move *m, const int *via, int nvia,
+                         int *path, int max)
+{
+    PathSearch p;
+    p.r = &v->rules;
+    p.g = geo_make(v->rules.board_size / 2, pos->side);
+    p.m = m;
+    p.kings = pos->kings;
+    p.empty = (~(pos->pieces[0] | pos->pieces[1]) & p.g.all) | (1ull << m->from);
+    p.via = via;
+    p.nvia = nvia;
+    p.path = path;
+    p.max = max;
+    if (!m->captured) {
+        if (max < 2 || nvia > 0)
+            return 0;
+        path[0] = m->from;
+        path[1] = m->to;
+        return 2;
+    }
+    return path_dfs(&p, m->from, on(pos->kings, m->from), 0, 0, 0);
+}
+
+uint64_t movegen_perft(Position *pos, const Variant *v, int depth, MergeRule merge)
+{
+    if (depth <= 0)
+        return 1;
+    if (depth == 1)
+        return (uint64_t)movegen_count(pos, v, merge);
+    MoveList list;
+    movegen_moves_merged(pos, v, merge, &list);
+    uint64_t n = 0;
+    for (int i = 0; i < list.count; i++) {
+        Undo u;
+        pos_make(pos, &list.moves[i], &u);
+        n += movegen_perft(pos, v, depth - 1, merge);
+        pos_undo(pos, &list.moves[i], &u);
+    }
+    return n;
+}

@@ -1,0 +1,47 @@
+/* Legal move generation for every variant, from the variant's rule fields.
+ *
+ * Captures are mandatory (unless rules.optional_capture), complete, filtered by the capture
+ * law, and merged per the FMJD convention: sequences with the same from, to, captured set
+ * (and promotion) are one move. */
+#ifndef DAMAS_MOVEGEN_H
+#define DAMAS_MOVEGEN_H
+
+#include "position.h"
+
+/* Enough for any reachable position; a list that would overflow sets `overflow`. */
+enum { MOVELIST_MAX = 1024 };
+
+/* How capture sequences are merged into moves. */
+typedef enum {
+    MERGE_CAPTURED_SET,    /* damas' rule: same from, to, captured set = one move */
+    MERGE_CAPTURE_ORDER,   /* one move per order of capture ("perft keep"); not for play */
+} MergeRule;
+
+struct MoveList {
+    int count;
+    bool overflow;
+    Move moves[MOVELIST_MAX];
+};
+
+/* Every legal move of pos->side into `list`; returns list->count. Thread-safe. */
+int movegen_moves(const Position *pos, const Variant *v, MoveList *list);
+
+/* As movegen_moves, with an explicit merge rule. */
+int movegen_moves_merged(const Position *pos, const Variant *v, MergeRule merge, MoveList *list);
+
+/* The number of legal moves, faster than generating them when there is no capture. */
+int movegen_count(const Position *pos, const Variant *v, MergeRule merge);
+
+/* Whether the side to move has a capture (it must take, unless rules.optional_capture). */
+bool movegen_has_capture(const Position *pos, const Variant *v);
+
+/* A capture path of the legal move m: from, each landing square, to (at most `max`
+ * squares), passing through the landing squares `via` in order (nvia may be 0). Returns
+ * the number of squares written, or 0 if no such path exists. */
+int movegen_capture_path(const Position *pos, const Variant *v, const Move *m, const int *via, int nvia,
+                         int *path, int max);
+
+/* Leaf nodes `depth` plies below pos, counting the last ply in bulk. pos is restored. */
+uint64_t movegen_perft(Position *pos, const Variant *v, int depth, MergeRule merge);
+
+#endif

@@ -1,0 +1,73 @@
+/* Variants as data: one struct of rule fields per variant (shared/RULES.md), read by the
+ * one generic move generator, plus the notation conventions of each variant. */
+#ifndef DAMAS_VARIANT_H
+#define DAMAS_VARIANT_H
+
+#include "types.h"
+
+typedef enum {
+    VARIANT_BRAZILIAN,
+    VARIANT_RUSSIAN,
+    VARIANT_SPANISH,
+    VARIANT_CZECH,
+    VARIANT_ITALIAN,
+    VARIANT_AMERICAN,
+    VARIANT_INTERNATIONAL,
+    VARIANT_COUNT
+} VariantId;
+
+/* What a man does when a capture lands it on the far row with more to take. */
+typedef enum {
+    PROMOTE_STOP,            /* crowned; the move ends there */
+    PROMOTE_CONTINUE_KING,   /* crowned at once; goes on capturing as a king (Russian) */
+    PROMOTE_PASS,            /* goes on as a man; crowned only if the move ends there */
+} PromotionRule;
+
+struct Rules {
+    int board_size;              /* 8 or 10 */
+    int first_mover;             /* WHITE or BLACK */
+    bool men_capture_backward;
+    bool flying_kings;
+    bool men_capture_kings;
+    bool remove_at_once;         /* captured pieces vanish when jumped (American) */
+    PromotionRule promotion;
+    /* The capture law, as priorities applied in this order (all false: free choice). */
+    bool law_most_pieces;
+    bool law_king_first;         /* a king's capture before any man's (Czech, Italian) */
+    bool law_most_kings;
+    bool law_earliest_kings;     /* Italian: kings taken at the earliest jumps */
+    bool optional_capture;       /* house rule: a plain move is legal beside a capture */
+};
+
+/* How a variant labels squares (shared/RULES.md, Notation). */
+typedef enum {
+    NUMBERING_STANDARD,  /* square 1 = b8 (b10), left to right, top to bottom; a1 dark */
+    NUMBERING_ITALIAN,   /* square 1 = a8, left to right, top to bottom; a1 light */
+    NUMBERING_SPANISH,   /* square 1 = h1, right to left, bottom to top; a1 light */
+} Numbering;
+
+struct Variant {
+    VariantId id;
+    const char *name;
+    int pdn_gametype;
+    Rules rules;
+    Numbering numbering;
+    bool writes_algebraic;       /* its own notation uses a1..h8 */
+    char capture_sep;            /* 'x', or ':' in Russian */
+};
+
+/* The variant named `name` (an alias such as "english" included), with the optional-capture
+ * house rule if `optional_capture`; written to *out. Returns DAMAS_OK, DAMAS_ERR_UNKNOWN for
+ * an unknown name, DAMAS_ERR_ILLEGAL for optional capture on 10x10 (with a message in err). */
+int variant_lookup(const char *name, bool optional_capture, Variant *out, char *err, size_t errlen);
+
+/* The built-in variant `id` with its official rules. Static data, thread-safe. */
+const Variant *variant_get(VariantId id);
+
+/* The board geometry the variant is played on. */
+const Board *variant_board(const Variant *v);
+
+/* The list of accepted names, comma separated, for help and error messages. */
+const char *variant_names(void);
+
+#endif
