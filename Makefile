@@ -10,7 +10,7 @@ DEVFLAGS := -g -O1 -fno-omit-frame-pointer -fsanitize=address,undefined -fno-san
 
 CORE_SRC := $(wildcard core/*.c)
 CLI_SRC  := $(wildcard cli/*.c)
-TEST_SRC := $(wildcard tests/test_*.c)
+TEST_SRC := $(wildcard tests/*.c)
 HEADERS  := $(wildcard core/*.h cli/*.h tests/*.h)
 
 REL := build/rel
@@ -57,7 +57,7 @@ test: deps
 # Sanitizer build (address, undefined) of the binary and the tests, and the tests run on it.
 dev: deps
 	$(MAKE) $(DEV)/damas $(DEV)/damas-tests
-	ASAN_OPTIONS=detect_leaks=1 $(DEV)/damas-tests --jobs $(JOBS) --filter '!perft_published/*'
+	ASAN_OPTIONS=detect_leaks=1 $(DEV)/damas-tests --jobs $(JOBS)
 	bash tests/cli.sh $(DEV)/damas
 
 run: deps

@@ -209,11 +209,40 @@ INLINE Cap cap_make(const Position *pos, const Rules *r, Geo g, MergeRule merge,
     return c;
 }
 
-INLINE void gen_captures(const Position *pos, const Rules *r, Geo g, MergeRule merge, MoveList *list)
+/* ---- detection and quiet moves, whole-board with shifts ---- */
+
+/* The men of the side to move that can capture, and all its kings if any king can. */
+INLINE Bitboard capturers(const Position *pos, const Rules *r, Geo g)
+{
+    int us = pos->side;
+    Bitboard them = pos->pieces[us ^ 1];
+    Bitboard empty = ~(pos->pieces[us] | them) & g.all;
+    Bitboard men = pos->pieces[us] & ~pos->kings, kings = pos->pieces[us] & pos->kings;
+    Bitboard victims = r->men_capture_kings ? them : them & ~pos->kings;
+    Bitboard found = 0;
+    int ndirs = r->men_capture_backward ? 4 : 2;
+    for (int i = 0; i < ndirs; i++) {
+        int d = i < 2 ? g.fwd[i] : g.back[i - 2];
+        found |= men & shift(&g, victims & shift(&g, empty, -d), -d);
+    }
+    for (int i = 0; kings && i < 4; i++) {
+        int d = i < 2 ? g.fwd[i] : g.back[i - 2];
+        Bitboard ray = shift(&g, kings, d), hit = ray & ~empty;
+        if (r->flying_kings)
+            for (ray &= empty; ray; ray = shift(&g, ray, d) & empty)
+                hit |= shift(&g, ray, d) & ~empty;
+        if (shift(&g, hit & them, d) & empty)
+            return found | kings;
+    }
+    return found;
+}
+
+/* Every legal capture of the pieces in `capturers` (those able to capture) into list. */
+INLINE void gen_captures(const Position *pos, const Rules *r, Geo g, Bitboard capturers, MergeRule merge,
+                         MoveList *list)
 {
     Cap c = cap_make(pos, r, g, merge, list);
-    Bitboard own = pos->pieces[pos->side];
-    for (Bitboard b = own; b; b &= b - 1) {
+    for (Bitboard b = capturers; b; b &= b - 1) {
         int sq = __builtin_ctzll(b);
         Seq s = {0, 0, 0, 0, 0};
         c.from = sq;
@@ -226,32 +255,6 @@ INLINE void gen_captures(const Position *pos, const Rules *r, Geo g, MergeRule m
             man_continue(&c, sq, s);
         c.empty &= ~(1ull << sq);
     }
-}
-
-/* ---- detection and quiet moves, whole-board with shifts ---- */
-
-INLINE bool any_capture(const Position *pos, const Rules *r, Geo g)
-{
-    int us = pos->side;
-    Bitboard them = pos->pieces[us ^ 1];
-    Bitboard empty = ~(pos->pieces[us] | them) & g.all;
-    Bitboard men = pos->pieces[us] & ~pos->kings, kings = pos->pieces[us] & pos->kings;
-    Bitboard victims = r->men_capture_kings ? them : them & ~pos->kings;
-    int ndirs = r->men_capture_backward ? 4 : 2;
-    for (int i = 0; i < 4; i++) {
-        int d = i < 2 ? g.fwd[i] : g.back[i - 2];
-        if (i < ndirs && (men & shift(&g, victims & shift(&g, empty, -d), -d)))
-            return true;
-        if (!kings)
-            continue;
-        Bitboard ray = shift(&g, kings, d), hit = ray & ~empty;
-        if (r->flying_kings)
-            for (ray &= empty; ray; ray = shift(&g, ray, d) & empty)
-                hit |= shift(&g, ray, d) & ~empty;
-        if (shift(&g, hit & them, d) & empty)
-            return true;
-    }
-    return false;
 }
 
 INLINE int count_quiet(const Position *pos, const Rules *r, Geo g)
@@ -307,8 +310,9 @@ INLINE int generate(const Position *pos, const Rules *r, int W, MergeRule merge,
     Geo g = geo_make(W, pos->side);
     list->count = 0;
     list->overflow = false;
-    if (any_capture(pos, r, g)) {
-        gen_captures(pos, r, g, merge, list);
+    Bitboard from = capturers(pos, r, g);
+    if (from) {
+        gen_captures(pos, r, g, from, merge, list);
         if (!r->optional_capture)
             return list->count;
     }
@@ -319,11 +323,12 @@ INLINE int generate(const Position *pos, const Rules *r, int W, MergeRule merge,
 INLINE int count(const Position *pos, const Rules *r, int W, MergeRule merge)
 {
     Geo g = geo_make(W, pos->side);
-    if (!any_capture(pos, r, g))
+    Bitboard from = capturers(pos, r, g);
+    if (!from)
         return count_quiet(pos, r, g);
     MoveList list;
     list.count = 0;
-    gen_captures(pos, r, g, merge, &list);
+    gen_captures(pos, r, g, from, merge, &list);
     return list.count + (r->optional_capture ? count_quiet(pos, r, g) : 0);
 }
 
@@ -347,8 +352,8 @@ int movegen_count(const Position *pos, const Variant *v, MergeRule merge)
 
 bool movegen_has_capture(const Position *pos, const Variant *v)
 {
-    return BY_BOARD(v, any_capture(pos, &v->rules, geo_make(4, pos->side)),
-                    any_capture(pos, &v->rules, geo_make(5, pos->side)));
+    return BY_BOARD(v, capturers(pos, &v->rules, geo_make(4, pos->side)),
+                    capturers(pos, &v->rules, geo_make(5, pos->side))) != 0;
 }
 
 /* ---- paths of a capture, for notation (not a hot path) ---- */
@@ -360,6 +365,7 @@ typedef struct {
     Bitboard kings, empty;
     const int *via;
     int nvia;
+    bool exact;
     int *path;
     int max;
 } PathSearch;
@@ -373,6 +379,8 @@ static int path_dfs(const PathSearch *p, int sq, bool king, Bitboard taken, int 
     p->path[len++] = sq;
     if (matched < p->nvia && sq == p->via[matched])
         matched++;
+    else if (p->exact && len > 1 && taken != p->m->captured)
+        return 0;
     if (taken == p->m->captured) {
         bool ends_king = king || on(p->g.far_row, sq);
         bool want_king = on(p->kings, p->m->from) || (p->m->flags & MOVE_PROMOTES);
@@ -404,7 +412,7 @@ static int path_dfs(const PathSearch *p, int sq, bool king, Bitboard taken, int 
 }
 
 int movegen_capture_path(const Position *pos, const Variant *v, const Move *m, const int *via, int nvia,
-                         int *path, int max)
+                         bool exact, int *path, int max)
 {
     PathSearch p;
     p.r = &v->rules;
@@ -414,6 +422,7 @@ int movegen_capture_path(const Position *pos, const Variant *v, const Move *m, c
     p.empty = (~(pos->pieces[0] | pos->pieces[1]) & p.g.all) | (1ull << m->from);
     p.via = via;
     p.nvia = nvia;
+    p.exact = exact;
     p.path = path;
     p.max = max;
     if (!m->captured) {

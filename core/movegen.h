@@ -36,10 +36,11 @@ int movegen_count(const Position *pos, const Variant *v, MergeRule merge);
 bool movegen_has_capture(const Position *pos, const Variant *v);
 
 /* A capture path of the legal move m: from, each landing square, to (at most `max`
- * squares), passing through the landing squares `via` in order (nvia may be 0). Returns
- * the number of squares written, or 0 if no such path exists. */
+ * squares), passing through the landing squares `via` in order (nvia may be 0); if `exact`,
+ * via must be every landing square between from and to. Returns the number of squares
+ * written, or 0 if no such path exists. */
 int movegen_capture_path(const Position *pos, const Variant *v, const Move *m, const int *via, int nvia,
-                         int *path, int max);
+                         bool exact, int *path, int max);
 
 /* Leaf nodes `depth` plies below pos, counting the last ply in bulk. pos is restored. */
 uint64_t movegen_perft(Position *pos, const Variant *v, int depth, MergeRule merge);

@@ -272,7 +272,7 @@ void notation_move_write(const Variant *v, const Position *pos, const Move *m, N
         for (int i = 0; i < list.count; i++) {
             const Move *o = &list.moves[i];
             if (o->from == m->from && o->to == m->to && (o->captured != m->captured || o->flags != m->flags)) {
-                int k = movegen_capture_path(pos, v, m, NULL, 0, path, PATH_MAX_SQUARES);
+                int k = movegen_capture_path(pos, v, m, NULL, 0, false, path, PATH_MAX_SQUARES);
                 n = k ? k : 2;
                 break;
             }
@@ -313,17 +313,19 @@ int notation_move_parse(const Variant *v, const Position *pos, const char *text,
 
     MoveList list;
     movegen_moves(pos, v, &list);
+    /* Landing squares given: first as the whole path, then as some of its squares in order. */
     int found = -1, matches = 0;
-    for (int i = 0; i < list.count; i++) {
-        const Move *c = &list.moves[i];
-        if (c->from != squares[0] || c->to != squares[n - 1])
-            continue;
-        int path[PATH_MAX_SQUARES];
-        if (n > 2 && !movegen_capture_path(pos, v, c, squares + 1, n - 2, path, PATH_MAX_SQUARES))
-            continue;
-        found = i;
-        matches++;
-    }
+    for (int pass = n > 2 ? 0 : 1; pass < 2 && matches == 0; pass++)
+        for (int i = 0; i < list.count; i++) {
+            const Move *c = &list.moves[i];
+            if (c->from != squares[0] || c->to != squares[n - 1])
+                continue;
+            int path[PATH_MAX_SQUARES];
+            if (n > 2 && !movegen_capture_path(pos, v, c, squares + 1, n - 2, pass == 0, path, PATH_MAX_SQUARES))
+                continue;
+            found = i;
+            matches++;
+        }
     if (matches == 0)
         FAIL(DAMAS_ERR_ILLEGAL, "'%s' is not a legal move here", text);
     if (matches > 1)

@@ -1,0 +1,118 @@
+#include "helpers.h"
+
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+Variant test_variant(const char *name, bool optional)
+{
+    Variant v;
+    char err[256];
+    int rc = variant_lookup(name, optional, &v, err, sizeof err);
+    cr_assert_eq(rc, DAMAS_OK, "variant %s: %s", name, err);
+    return v;
+}
+
+Position test_position(const Variant *v, const char *fen)
+{
+    Position pos;
+    char err[256];
+    int rc = notation_fen_parse(v, fen, &pos, err, sizeof err);
+    cr_assert_eq(rc, DAMAS_OK, "FEN %s (%s): %s", fen, v->name, err);
+    return pos;
+}
+
+static int compare_text(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Sorts the space-separated words of text in place. */
+static void sort_words(char *text, size_t len)
+{
+    char *copy = strdup(text);
+    char *words[MOVELIST_MAX];
+    int n = 0;
+    for (char *w = strtok(copy, " "); w && n < MOVELIST_MAX; w = strtok(NULL, " "))
+        words[n++] = w;
+    qsort(words, (size_t)n, sizeof words[0], compare_text);
+    size_t used = 0;
+    text[0] = '\0';
+    for (int i = 0; i < n; i++)
+        used += (size_t)snprintf(text + used, len - used, "%s%s", i ? " " : "", words[i]);
+    free(copy);
+}
+
+void test_moves_text(const Variant *v, const char *fen, char *out, size_t len)
+{
+    Position pos = test_position(v, fen);
+    MoveList list;
+    movegen_moves(&pos, v, &list);
+    cr_assert(!list.overflow);
+    size_t used = 0;
+    out[0] = '\0';
+    for (int i = 0; i < list.count; i++) {
+        char text[NOTATION_MOVE_MAX];
+        notation_move_write(v, &pos, &list.moves[i], NOTATION_NATIVE, text);
+        used += (size_t)snprintf(out + used, len - used, "%s%s", i ? " " : "", text);
+    }
+    sort_words(out, len);
+}
+
+static void check_moves(const char *variant, bool optional, const char *fen, const char *expected)
+{
+    Variant v = test_variant(variant, optional);
+    char got[8192], want[8192];
+    test_moves_text(&v, fen, got, sizeof got);
+    snprintf(want, sizeof want, "%s", expected);
+    sort_words(want, sizeof want);
+    cr_assert_str_eq(got, want, "%s%s %s:\n  got  %s\n  want %s", variant, optional ? " (optional capture)" : "",
+                     fen, got, want);
+}
+
+void assert_moves(const char *variant, const char *fen, const char *expected)
+{
+    check_moves(variant, false, fen, expected);
+}
+
+void assert_moves_optional(const char *variant, const char *fen, const char *expected)
+{
+    check_moves(variant, true, fen, expected);
+}
+
+Move test_move(const Variant *v, const Position *pos, const char *text)
+{
+    Move m;
+    char err[256];
+    int rc = notation_move_parse(v, pos, text, &m, err, sizeof err);
+    cr_assert_eq(rc, DAMAS_OK, "move %s: %s", text, err);
+    return m;
+}
+
+static uint64_t next_random(uint64_t *state)
+{
+    uint64_t z = (*state += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+int test_random_positions(const Variant *v, uint64_t seed, int count, int plies, Position *out)
+{
+    int n = 0;
+    for (int g = 0; g < count; g++) {
+        Position pos;
+        pos_start(&pos, v);
+        int length = (int)(next_random(&seed) % (uint64_t)(plies + 1));
+        for (int p = 0; p < length; p++) {
+            MoveList list;
+            if (movegen_moves(&pos, v, &list) == 0)
+                break;
+            Undo u;
+            pos_make(&pos, &list.moves[next_random(&seed) % (uint64_t)list.count], &u);
+        }
+        out[n++] = pos;
+    }
+    return n;
+}

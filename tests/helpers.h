@@ -1,0 +1,32 @@
+/* Shared fixtures for the Criterion suites: variants and positions from text, and the
+ * legal-move set of a position as sorted text. */
+#ifndef DAMAS_TEST_HELPERS_H
+#define DAMAS_TEST_HELPERS_H
+
+#include "../core/board.h"
+#include "../core/movegen.h"
+#include "../core/notation.h"
+#include "../core/position.h"
+#include "../core/variant.h"
+
+/* The variant `name` (optional capture if `optional`); fails the test if unknown. */
+Variant test_variant(const char *name, bool optional);
+
+/* The position `fen` of variant v; fails the test if it does not parse. */
+Position test_position(const Variant *v, const char *fen);
+
+/* The legal moves of fen, each in v's own notation, sorted and separated by one space. */
+void test_moves_text(const Variant *v, const char *fen, char *out, size_t len);
+
+/* Asserts the legal moves of fen are exactly `expected` (space separated, any order). */
+void assert_moves(const char *variant, const char *fen, const char *expected);
+void assert_moves_optional(const char *variant, const char *fen, const char *expected);
+
+/* The legal move of fen written `text`; fails the test if there is none. */
+Move test_move(const Variant *v, const Position *pos, const char *text);
+
+/* Positions reached by `count` deterministic random games of up to `plies` plies from the
+ * start (seeded by `seed`); returns how many were written to out. */
+int test_random_positions(const Variant *v, uint64_t seed, int count, int plies, Position *out);
+
+#endif

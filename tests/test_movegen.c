@@ -1,0 +1,330 @@
+/* Every rule of shared/RULES.md on hand-made positions, per variant it applies to, as the
+ * exact set of legal moves. Standard-board FENs use a1..h8 (a1 dark); Italian and Spanish
+ * positions use their own numbering (their board is ours mirrored). */
+#include <criterion/criterion.h>
+
+#include "helpers.h"
+
+/* ---- men move one square forward ---- */
+
+Test(movegen, men_move_one_square_diagonally_forward)
+{
+    assert_moves("brazilian", "W:Wd4:Bh8", "d4-c5 d4-e5");
+    assert_moves("russian", "W:Wd4:Bh8", "d4-c5 d4-e5");
+    assert_moves("czech", "W:Wd4:Bh8", "d4-c5 d4-e5");
+    assert_moves("american", "W:W18:B4", "18-14 18-15");
+    assert_moves("italian", "W:W18:B4", "18-13 18-14");
+    assert_moves("spanish", "W:W14:B32", "14-19 14-18");
+    assert_moves("international", "W:W28:B5", "28-22 28-23");
+}
+
+Test(movegen, black_men_move_down_the_board)
+{
+    assert_moves("russian", "B:Wa1:Bd4", "d4-c3 d4-e3");
+    assert_moves("american", "B:W29:B18", "18-22 18-23");
+}
+
+Test(movegen, man_reaching_far_row_becomes_king)
+{
+    Variant v = test_variant("russian", false);
+    Position pos = test_position(&v, "W:Wc7:Bh2");
+    Move m = test_move(&v, &pos, "c7-d8");
+    Undo u;
+    pos_make(&pos, &m, &u);
+    cr_assert(pos.kings & pos.pieces[WHITE], "the man on d8 is crowned");
+}
+
+/* ---- kings ---- */
+
+Test(movegen, flying_kings_move_any_distance_along_open_diagonals)
+{
+    const char *moves = "d4-e5 d4-f6 d4-g7 d4-c5 d4-b6 d4-a7 d4-c3 d4-b2 d4-a1 d4-e3 d4-f2 d4-g1";
+    assert_moves("russian", "W:WKd4:Bh8", moves);
+    assert_moves("brazilian", "W:WKd4:Bh8", moves);
+    assert_moves("czech", "W:WKd4:Bh8", moves);
+    assert_moves("spanish", "W:WK14:B32", "14-19 14-23 14-28 14-18 14-21 14-25 14-11 14-7 14-4 14-10 14-5 14-1");
+    assert_moves("international", "W:WK23:B5",
+                 "23-18 23-12 23-7 23-1 23-19 23-14 23-10 23-28 23-32 23-37 23-41 23-46 23-29 23-34 23-40 23-45");
+}
+
+Test(movegen, italian_and_american_kings_move_one_square)
+{
+    assert_moves("american", "W:WK18:B4", "18-14 18-15 18-22 18-23");
+    assert_moves("italian", "W:WK18:B4", "18-13 18-14 18-21 18-22");
+}
+
+Test(movegen, flying_king_captures_at_a_distance_and_lands_anywhere_beyond)
+{
+    assert_moves("russian", "W:WKd4:Bf6", "d4:g7 d4:h8");
+    assert_moves("brazilian", "W:WKa1:Bd4", "a1xe5 a1xf6 a1xg7 a1xh8");
+    assert_moves("international", "W:WK46:B28", "46x23 46x19 46x14 46x10 46x5");
+}
+
+Test(movegen, one_square_kings_capture_only_adjacent_pieces)
+{
+    assert_moves("american", "W:WK18:B11", "18-14 18-15 18-22 18-23");
+    assert_moves("american", "W:WK18:B15", "18x11");
+    assert_moves("italian", "W:WK19:B14", "19x10");
+}
+
+/* ---- mandatory and optional capture ---- */
+
+Test(movegen, capture_is_mandatory)
+{
+    assert_moves("brazilian", "W:Wd4,a3:Be5", "d4xf6");
+    assert_moves("russian", "W:Wd4,a3:Be5", "d4:f6");
+    assert_moves("czech", "W:Wd4,a3:Be5", "d4xf6");
+    assert_moves("american", "W:W18,21:B15", "18x11");
+    assert_moves("italian", "W:W19,24:B14", "19x10");
+    assert_moves("spanish", "W:W14,9:B19", "14x23");
+    assert_moves("international", "W:W28,36:B22", "28x17");
+}
+
+Test(movegen, optional_capture_allows_plain_moves_beside_captures)
+{
+    assert_moves_optional("brazilian", "W:Wd4,a3:Be5", "d4xf6 d4-c5 a3-b4");
+    assert_moves_optional("russian", "W:Wd4,a3:Be5", "d4:f6 d4-c5 a3-b4");
+    assert_moves_optional("czech", "W:Wd4,a3:Be5", "d4xf6 d4-c5 a3-b4");
+    assert_moves_optional("american", "W:W18,21:B15", "18x11 18-14 21-17");
+    assert_moves_optional("italian", "W:W19,24:B14", "19x10 19-15 24-20");
+    assert_moves_optional("spanish", "W:W14,9:B19", "14x23 14-18 9-13");
+}
+
+Test(movegen, optional_capture_keeps_the_capture_law)
+{
+    assert_moves_optional("brazilian", "W:Wc3,a1:Bb4,d4,f6", "c3xg7 a1-b2");
+    assert_moves_optional("russian", "W:Wc3,a1:Bb4,d4,f6", "c3:a5 c3:g7 a1-b2");
+}
+
+Test(movegen, optional_capture_is_refused_on_10x10)
+{
+    Variant v;
+    char err[256];
+    cr_assert_eq(variant_lookup("international", true, &v, err, sizeof err), DAMAS_ERR_ILLEGAL);
+}
+
+Test(movegen, a_capture_must_be_completed)
+{
+    /* c3xe5 would stop half-way: the man must go on over f6. */
+    assert_moves("russian", "W:Wc3:Bb4,d4,f6", "c3:a5 c3:g7");
+    assert_moves("american", "W:W22:B17,18,11", "22x13 22x8");
+}
+
+/* ---- men capturing backward ---- */
+
+Test(movegen, men_capture_backward_in_brazilian_russian_international)
+{
+    assert_moves("brazilian", "W:Wd4:Bc3", "d4xb2");
+    assert_moves("russian", "W:Wd4:Bc3", "d4:b2");
+    assert_moves("international", "W:W28:B32", "28x37");
+}
+
+Test(movegen, men_never_capture_backward_in_spanish_czech_italian_american)
+{
+    assert_moves("czech", "W:Wd4:Bc3", "d4-c5 d4-e5");
+    assert_moves("american", "W:W18:B22", "18-14 18-15");
+    assert_moves("italian", "W:W18:B21", "18-13 18-14");
+    assert_moves("spanish", "W:W14:B11", "14-19 14-18");
+}
+
+/* ---- who may capture kings ---- */
+
+Test(movegen, men_capture_kings_outside_italian)
+{
+    assert_moves("brazilian", "W:Wd4:BKe5", "d4xf6");
+    assert_moves("russian", "W:Wd4:BKe5", "d4:f6");
+    assert_moves("czech", "W:Wd4:BKe5", "d4xf6");
+    assert_moves("american", "W:W18:BK15", "18x11");
+    assert_moves("spanish", "W:W14:BK19", "14x23");
+    assert_moves("international", "W:W28:BK22", "28x17");
+}
+
+Test(movegen, italian_men_never_capture_kings)
+{
+    assert_moves("italian", "W:W18:BK14", "18-13");
+    assert_moves("italian", "W:WK18:BK14", "18x11");
+}
+
+/* ---- capture laws ---- */
+
+Test(movegen, most_pieces_must_be_taken_in_brazilian_spanish_italian_international)
+{
+    assert_moves("brazilian", "W:Wc3:Bb4,d4,f6", "c3xg7");
+    assert_moves("spanish", "W:W10:B13,14,23", "10x28");
+    assert_moves("italian", "W:W23:B20,19,10", "23x5");
+    assert_moves("international", "W:W37:B31,32,23", "37x19");
+}
+
+Test(movegen, free_choice_of_capture_in_russian_american_czech)
+{
+    assert_moves("russian", "W:Wc3:Bb4,d4,f6", "c3:a5 c3:g7");
+    assert_moves("american", "W:W22:B17,18,11", "22x13 22x8");
+    assert_moves("czech", "W:Wc3:Bb4,d4,f6", "c3xa5 c3xg7");
+}
+
+Test(movegen, most_pieces_counts_kings_and_men_alike)
+{
+    assert_moves("brazilian", "W:Wd4:Bc5,Ke5", "d4xb6 d4xf6");
+}
+
+Test(movegen, spanish_takes_most_kings_among_longest_captures)
+{
+    assert_moves("spanish", "W:W14:B18,K19", "14x23");
+}
+
+Test(movegen, spanish_takes_most_pieces_before_most_kings)
+{
+    assert_moves("spanish", "W:W10:B14,23,K13", "10x28");
+}
+
+Test(movegen, czech_king_must_capture_when_any_king_can)
+{
+    assert_moves("czech", "W:Wh2,Ka1:Bb2,g3", "a1xc3 a1xd4 a1xe5 a1xf6 a1xg7 a1xh8");
+    assert_moves("russian", "W:Wh2,Ka1:Bb2,g3", "a1:c3 a1:d4 a1:e5 a1:f6 a1:g7 a1:h8 h2:f4");
+}
+
+Test(movegen, czech_men_capture_when_no_king_can)
+{
+    assert_moves("czech", "W:Wh2,Ka1:Bg3,b4", "h2xf4");
+}
+
+Test(movegen, italian_prefers_a_king_capturing_to_a_man_capturing)
+{
+    assert_moves("italian", "W:WK23,25:B19,21", "23x14");
+}
+
+Test(movegen, italian_prefers_capturing_more_kings)
+{
+    assert_moves("italian", "W:WK19:B15,K14", "19x10");
+}
+
+Test(movegen, italian_prefers_more_kings_to_earlier_kings)
+{
+    /* 27x20x11x4 takes a king first then two men; 27x18x9x2 a man then two kings. */
+    assert_moves("italian", "W:WK27:BK23,15,7,22,K13,K5", "27x2");
+}
+
+Test(movegen, italian_prefers_kings_captured_earliest)
+{
+    /* 19x12x3 takes the king at the first jump, 19x26x17 at the second. */
+    assert_moves("italian", "W:WK19:BK15,7,22,K21", "19x3");
+}
+
+Test(movegen, italian_most_pieces_outranks_king_capturing)
+{
+    /* The man takes two, the king one: the man's capture is the only legal move. */
+    assert_moves("italian", "W:W23,K4:B20,19,10,7", "23x5");
+}
+
+/* ---- promotion in the middle of a capture ---- */
+
+Test(movegen, russian_man_crowned_mid_capture_continues_as_king)
+{
+    Variant v = test_variant("russian", false);
+    assert_moves("russian", "W:Wb6:Bc7,e7", "b6:f6 b6:g5 b6:h4");
+    Position pos = test_position(&v, "W:Wb6:Bc7,e7");
+    Move m = test_move(&v, &pos, "b6:h4");
+    cr_assert(m.flags & MOVE_PROMOTES, "the man ends as a king");
+}
+
+Test(movegen, brazilian_man_passes_far_row_as_a_man)
+{
+    Variant v = test_variant("brazilian", false);
+    assert_moves("brazilian", "W:Wb6:Bc7,e7", "b6xf6");
+    Position pos = test_position(&v, "W:Wb6:Bc7,e7");
+    Move m = test_move(&v, &pos, "b6xf6");
+    cr_assert(!(m.flags & MOVE_PROMOTES), "a man that leaves the far row is not crowned");
+}
+
+Test(movegen, brazilian_man_ending_capture_on_far_row_is_crowned)
+{
+    Variant v = test_variant("brazilian", false);
+    Position pos = test_position(&v, "W:Wb6:Bc7");
+    Move m = test_move(&v, &pos, "b6xd8");
+    cr_assert(m.flags & MOVE_PROMOTES);
+}
+
+Test(movegen, international_man_passes_far_row_as_a_man)
+{
+    assert_moves("international", "W:W12:B8,9", "12x14");
+}
+
+Test(movegen, man_crowned_mid_capture_stops_in_spanish_czech_italian_american)
+{
+    assert_moves("czech", "W:Wb6:Bc7,e7", "b6xd8");
+    assert_moves("american", "W:W9:B6,7", "9x2");
+    assert_moves("italian", "W:W12:B7,6", "12x3");
+    assert_moves("spanish", "W:W21:B26,27", "21x30");
+}
+
+/* ---- Turkish strike, landing squares, merged captures ---- */
+
+Test(movegen, captured_pieces_block_until_the_move_ends)
+{
+    /* The king's loop c1-a3-c5-e3-c1 cannot go on through d2, which is captured but still
+     * on the board; f4 beyond it stays out of reach. */
+    assert_moves("russian", "W:WKc1:Bb2,b4,d2,d4,f4",
+                 "c1:c1 c1:e3:g5 c1:e3:h6 c1:a3:c5:e3:g5 c1:a3:c5:e3:h6 c1:g3 c1:h2");
+    assert_moves("czech", "W:WKc1:Bb2,b4,d2,d4,f4",
+                 "c1xc1 c1xe3xg5 c1xe3xh6 c1xa3xc5xe3xg5 c1xa3xc5xe3xh6 c1xg3 c1xh2");
+    assert_moves("brazilian", "W:WKc1:Bb2,b4,d2,d4,f4", "c1xc1 c1xg5 c1xh6");
+    assert_moves("spanish", "W:WK2:B5,13,6,14,15", "2x2 2x20 2x24");
+}
+
+Test(movegen, a_piece_is_never_jumped_twice)
+{
+    /* Round the square: the king is back on 30 with d2 and b2 behind it, taken. */
+    assert_moves("american", "W:WK30:B26,18,17,25", "30x30");
+    assert_moves("italian", "W:WK31:B27,19,20,28", "31x31");
+}
+
+Test(movegen, flying_king_must_land_where_it_can_capture_again)
+{
+    assert_moves("russian", "W:WKa1:Bc3,g3", "a1:h2");
+    assert_moves("brazilian", "W:WKa1:Bc3,g3", "a1xh2");
+    assert_moves("czech", "W:WKa1:Bc3,g3", "a1xh2");
+    assert_moves("international", "W:WK46:B37,39", "46x44 46x50");
+}
+
+Test(movegen, same_from_to_and_captured_set_is_one_move)
+{
+    Variant v = test_variant("american", false);
+    Position pos = test_position(&v, "W:WK30:B26,18,17,25");
+    MoveList list;
+    cr_assert_eq(movegen_moves_merged(&pos, &v, MERGE_CAPTURED_SET, &list), 1);
+    cr_assert_eq(pos_count(list.moves[0].captured), 4);
+    cr_assert_eq(movegen_moves_merged(&pos, &v, MERGE_CAPTURE_ORDER, &list), 2, "two orders of capture");
+    cr_assert_eq(movegen_count(&pos, &v, MERGE_CAPTURE_ORDER), 2);
+}
+
+Test(movegen, flying_king_landing_squares_of_one_order_are_one_move)
+{
+    /* a1 takes c3 landing on d4 or e5, then f6 from either: one move, even in keep mode. */
+    Variant v = test_variant("russian", false);
+    Position pos = test_position(&v, "W:WKa1:Bc3,f6");
+    MoveList list;
+    movegen_moves_merged(&pos, &v, MERGE_CAPTURE_ORDER, &list);
+    assert_moves("russian", "W:WKa1:Bc3,f6", "a1:g7 a1:h8");
+    cr_assert_eq(list.count, 2);
+}
+
+/* ---- counting agrees with generating ---- */
+
+Test(movegen, count_equals_number_of_generated_moves)
+{
+    const char *fens[] = {"W:WKc1:Bb2,b4,d2,d4,f4", "W:Wc3,a1:Bb4,d4,f6", "W:Wb6:Bc7,e7", "B:WKd4,a1:Bb6,c7"};
+    const char *names[] = {"brazilian", "russian", "spanish", "czech", "italian", "american"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        for (int opt = 0; opt < 2; opt++) {
+            Variant v = test_variant(names[i], opt);
+            for (size_t f = 0; f < sizeof fens / sizeof fens[0]; f++) {
+                Position pos;
+                if (notation_fen_parse(&v, fens[f], &pos, NULL, 0) != DAMAS_OK)
+                    continue;
+                MoveList list;
+                cr_assert_eq(movegen_count(&pos, &v, MERGE_CAPTURED_SET), movegen_moves(&pos, &v, &list),
+                             "%s %s", names[i], fens[f]);
+                cr_assert_eq(movegen_has_capture(&pos, &v), list.count > 0 && list.moves[0].captured != 0);
+            }
+        }
+}
