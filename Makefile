@@ -8,10 +8,10 @@ CFLAGS  := -std=c11 -O3 $(WARN) -D_POSIX_C_SOURCE=200809L $(if $(filter 1,$(NATI
 LDLIBS  := -lm
 DEVFLAGS := -g -O1 -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined
 
-CORE_SRC := $(wildcard core/*.c)
+CORE_SRC := $(wildcard core/*.c db/*.c)
 CLI_SRC  := $(wildcard cli/*.c)
 TEST_SRC := $(wildcard tests/*.c)
-HEADERS  := $(wildcard core/*.h cli/*.h tests/*.h)
+HEADERS  := $(wildcard core/*.h db/*.h gen/*.h cli/*.h tests/*.h)
 
 REL := build/rel
 DEV := build/dev

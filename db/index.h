@@ -1,0 +1,50 @@
+/* Material signatures (slices) and the index of a slice: a bijection between the positions of
+ * a slice, side to move = White = "us" moving up, and 0..size-1.
+ *
+ * Scheme (version DB_INDEX_VERSION): our men stand on the rows below our promotion row, their
+ * men on the rows above theirs. The board splits into row 0 (only their men), the last row
+ * (only our men) and the rows between (both). Positions are grouped in blocks by how many of
+ * their men are on row 0 (a) and of our men on the last row (c); inside a block the index is
+ * mixed radix over: their men on row 0, our men on the last row, our men in the middle, their
+ * men in the middle squares left, our kings on the squares left, their kings on the rest —
+ * each a combinatorial (colex) rank. */
+#ifndef DAMAS_DB_INDEX_H
+#define DAMAS_DB_INDEX_H
+
+#include "../core/types.h"
+
+enum { DB_INDEX_VERSION = 1, DB_MAX_PIECES = 8, DB_NAME_MAX = 32 };
+
+typedef struct {
+    int8_t um, uk, tm, tk;   /* our men, our kings, their men, their kings */
+} Material;
+
+typedef struct {
+    Material m;
+    int size8;               /* board size: 8 or 10 */
+    uint64_t size;           /* positions in the slice */
+    uint64_t block[11][11];  /* first index of block (a, c) */
+} Slice;
+
+/* Builds slice m on board `board_size`; false if the material cannot stand on the board. */
+bool slice_init(Slice *s, Material m, int board_size);
+
+/* The index of pos, which must have White to move and material s->m. */
+uint64_t slice_rank(const Slice *s, const Position *pos);
+
+/* The position (White to move) at index i < s->size. */
+void slice_unrank(const Slice *s, uint64_t i, Position *pos);
+
+/* The material of pos seen from its side to move ("us"). */
+Material material_of(const Position *pos);
+
+/* The slice seen from the other side: us and them swapped. */
+Material material_swap(Material m);
+bool material_equal(Material a, Material b);
+int material_pieces(Material m);
+
+/* "m1k2-m0k1": our men and kings, then theirs. Parses back with material_parse. */
+void material_name(Material m, char *buf);
+bool material_parse(const char *name, Material *m);
+
+#endif

@@ -1,0 +1,123 @@
+/* The slice index: a bijection between a slice's positions and 0..size-1. */
+#include <criterion/criterion.h>
+
+#include "../db/index.h"
+#include "helpers.h"
+
+/* Every material with 1..max pieces a side and at most `max` in all. */
+static int all_materials(int max, Material *out)
+{
+    int n = 0;
+    for (int um = 0; um <= max; um++)
+        for (int uk = 0; um + uk <= max; uk++)
+            for (int tm = 0; um + uk + tm <= max; tm++)
+                for (int tk = 0; um + uk + tm + tk <= max; tk++)
+                    if (um + uk > 0 && tm + tk > 0)
+                        out[n++] = (Material){(int8_t)um, (int8_t)uk, (int8_t)tm, (int8_t)tk};
+    return n;
+}
+
+static void check_slice_exhaustively(Material m, int board)
+{
+    Slice s;
+    cr_assert(slice_init(&s, m, board));
+    const Board *b = board_get(board);
+    for (uint64_t i = 0; i < s.size; i++) {
+        Position pos;
+        slice_unrank(&s, i, &pos);
+        cr_assert(material_equal(material_of(&pos), m));
+        cr_assert_eq(pos.pieces[WHITE] & pos.pieces[BLACK], 0);
+        cr_assert_eq(pos_men(&pos, WHITE) & b->row[0], 0, "our men never on our promotion row");
+        cr_assert_eq(pos_men(&pos, BLACK) & b->row[b->size - 1], 0, "their men never on theirs");
+        cr_assert_eq(slice_rank(&s, &pos), i, "index %llu does not round-trip", (unsigned long long)i);
+    }
+}
+
+/* The next larger set with as many bits (Gosper's hack); 0 after the last below 2^n. */
+static uint64_t next_subset(uint64_t x, int n)
+{
+    uint64_t c = x & -x, r = x + c;
+    x = (((r ^ x) >> 2) / c) | r;
+    return x >> n ? 0 : x;
+}
+
+static uint64_t choose(int n, int k)
+{
+    uint64_t r = 1;
+    for (int i = 0; i < k; i++)
+        r = r * (uint64_t)(n - i) / (uint64_t)(i + 1);
+    return r;
+}
+
+/* The number of placements counted directly: our men on squares W..N-1, theirs on
+ * 0..N-W-1, no two men on one square, kings on any square left. Needs men on both sides. */
+static uint64_t count_by_placement(Material m, int board)
+{
+    int N = board * board / 2, W = board / 2, free = N - m.um - m.tm;
+    uint64_t kings = choose(free, m.uk) * choose(free - m.uk, m.tk), pairs = 0;
+    for (uint64_t um = (1ull << m.um) - 1; um; um = next_subset(um, N - W))
+        for (uint64_t tm = (1ull << m.tm) - 1; tm; tm = next_subset(tm, N - W))
+            pairs += !((um << W) & tm);
+    return pairs * kings;
+}
+
+Test(index, index_is_a_bijection_for_every_slice_up_to_4_pieces)
+{
+    Material ms[512];
+    int n = all_materials(4, ms);
+    cr_assert_eq(n, 4 + 12 + 25);
+    for (int i = 0; i < n; i++)
+        check_slice_exhaustively(ms[i], 8);
+}
+
+Test(index, index_is_a_bijection_on_10x10_up_to_3_pieces)
+{
+    Material ms[512];
+    int n = all_materials(3, ms);
+    for (int i = 0; i < n; i++)
+        check_slice_exhaustively(ms[i], 10);
+}
+
+Test(index, slice_size_counts_every_placement_once)
+{
+    Material cases[] = {{1, 0, 1, 0}, {2, 0, 1, 0}, {1, 1, 1, 1}, {1, 2, 1, 0}, {2, 0, 2, 0}, {3, 1, 2, 0}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        Slice s;
+        slice_init(&s, cases[i], 8);
+        cr_assert_eq(s.size, count_by_placement(cases[i], 8), "slice %d%d%d%d", cases[i].um, cases[i].uk,
+                     cases[i].tm, cases[i].tk);
+    }
+    Slice kk;
+    slice_init(&kk, (Material){0, 1, 0, 1}, 8);
+    cr_assert_eq(kk.size, 992);
+}
+
+Test(index, index_round_trips_on_samples_of_larger_slices)
+{
+    Material cases[] = {{3, 1, 2, 1}, {2, 2, 2, 1}, {0, 4, 0, 3}, {4, 0, 3, 0}, {1, 3, 2, 2}};
+    for (int board = 8; board <= 10; board += 2)
+        for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+            Slice s;
+            cr_assert(slice_init(&s, cases[c], board));
+            uint64_t step = s.size / 20000 + 1;
+            for (uint64_t i = 0; i < s.size; i += step) {
+                Position pos;
+                slice_unrank(&s, i, &pos);
+                cr_assert_eq(slice_rank(&s, &pos), i);
+            }
+            Position last;
+            slice_unrank(&s, s.size - 1, &last);
+            cr_assert_eq(slice_rank(&s, &last), s.size - 1);
+        }
+}
+
+Test(index, material_names_round_trip)
+{
+    Material m = {2, 1, 0, 3}, back;
+    char name[DB_NAME_MAX];
+    material_name(m, name);
+    cr_assert_str_eq(name, "m2k1-m0k3");
+    cr_assert(material_parse(name, &back) && material_equal(m, back));
+    cr_assert(!material_parse("m2k1-m0k3x", &back));
+    cr_assert(!material_parse("m9k9-m9k9", &back));
+}
