@@ -4,11 +4,13 @@
 CC      ?= cc
 NATIVE  ?= 1
 WARN    := -Wall -Wextra -Wshadow -Werror -Wmissing-declarations
-CFLAGS  := -std=c11 -O3 $(WARN) -D_POSIX_C_SOURCE=200809L $(if $(filter 1,$(NATIVE)),-march=native)
-LDLIBS  := -lm
+PKGS    := hdf5 liblz4
+CFLAGS  := -std=c11 -O3 $(WARN) -D_POSIX_C_SOURCE=200809L -fopenmp $(if $(filter 1,$(NATIVE)),-march=native) \
+           $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+LDLIBS  := $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lpthread -lm
 DEVFLAGS := -g -O1 -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined
 
-CORE_SRC := $(wildcard core/*.c db/*.c)
+CORE_SRC := $(wildcard core/*.c db/*.c gen/*.c)
 CLI_SRC  := $(wildcard cli/*.c)
 TEST_SRC := $(wildcard tests/*.c)
 HEADERS  := $(wildcard core/*.h db/*.h gen/*.h cli/*.h tests/*.h)

@@ -11,6 +11,9 @@
 enum { CLI_OK = 0, CLI_FAIL = 1, CLI_USAGE = 2 };
 
 int cmd_perft(int argc, char **argv);
+int cmd_gen(int argc, char **argv);
+int cmd_verify(int argc, char **argv);
+int cmd_info(int argc, char **argv);
 
 /* Prints "error: <message>" on stderr; returns `code` for `return cli_error(...)`. */
 int cli_error(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

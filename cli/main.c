@@ -16,6 +16,9 @@ static const struct {
     const char *summary;
 } commands[] = {
     {"perft", cmd_perft, "count leaf nodes of the move tree (move generator test and benchmark)"},
+    {"gen", cmd_gen, "build endgame databases by retrograde analysis"},
+    {"verify", cmd_verify, "check a database against its own successors, independently"},
+    {"info", cmd_info, "statistics of a database: positions, wins, draws, losses, sizes"},
 };
 
 int cli_error(int code, const char *fmt, ...)

@@ -332,6 +332,56 @@ INLINE int count(const Position *pos, const Rules *r, int W, MergeRule merge)
     return list.count + (r->optional_capture ? count_quiet(pos, r, g) : 0);
 }
 
+INLINE int unmoves(const Position *pos, const Rules *r, int W, MoveList *list)
+{
+    int mover = pos->side ^ 1;
+    Geo g = geo_make(W, mover);
+    Bitboard empty = ~(pos->pieces[0] | pos->pieces[1]) & g.all;
+    Bitboard men = pos->pieces[mover] & ~pos->kings, kings = pos->pieces[mover] & pos->kings;
+    list->count = 0;
+    list->overflow = false;
+    for (int i = 0; i < 2; i++) {
+        int d = g.fwd[i];
+        for (Bitboard from = shift(&g, men, -d) & empty; from; from &= from - 1) {
+            int f = __builtin_ctzll(from);
+            list->moves[list->count++] = (Move){0, 0, (uint8_t)f, (uint8_t)(f + d), 0};
+        }
+    }
+    for (Bitboard b = kings; b; b &= b - 1) {
+        int to = __builtin_ctzll(b);
+        for (int i = 0; i < 4; i++) {
+            int d = i < 2 ? g.fwd[i] : g.back[i - 2];
+            for (int from = to + d; on(empty, from) && list->count < MOVELIST_MAX; from += d) {
+                list->moves[list->count++] = (Move){0, 0, (uint8_t)from, (uint8_t)to, 0};
+                if (!r->flying_kings)
+                    break;
+            }
+        }
+    }
+    if (r->optional_capture)
+        return list->count;
+    int kept = 0;
+    for (int i = 0; i < list->count; i++) {
+        Position before;
+        movegen_unmake(pos, &list->moves[i], &before);
+        if (!capturers(&before, r, geo_make(W, mover)))
+            list->moves[kept++] = list->moves[i];
+    }
+    return list->count = kept;
+}
+
+void movegen_unmake(const Position *pos, const Move *m, Position *before)
+{
+    int mover = pos->side ^ 1;
+    Bitboard both = (1ull << m->from) | (1ull << m->to);
+    *before = *pos;
+    before->pieces[mover] ^= both;
+    if ((pos->kings >> m->to) & 1)
+        before->kings ^= both;
+    before->side = mover;
+    before->hash = pos_hash(before);
+}
+
 /* The only per-board specialisation: the compiler folds W into every shift. */
 #define BY_BOARD(v, call8, call10) ((v)->rules.board_size == 8 ? (call8) : (call10))
 
@@ -348,6 +398,11 @@ int movegen_moves(const Position *pos, const Variant *v, MoveList *list)
 int movegen_count(const Position *pos, const Variant *v, MergeRule merge)
 {
     return BY_BOARD(v, count(pos, &v->rules, 4, merge), count(pos, &v->rules, 5, merge));
+}
+
+int movegen_unmoves(const Position *pos, const Variant *v, MoveList *list)
+{
+    return BY_BOARD(v, unmoves(pos, &v->rules, 4, list), unmoves(pos, &v->rules, 5, list));
 }
 
 bool movegen_has_capture(const Position *pos, const Variant *v)

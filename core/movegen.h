@@ -42,6 +42,15 @@ bool movegen_has_capture(const Position *pos, const Variant *v);
 int movegen_capture_path(const Position *pos, const Variant *v, const Move *m, const int *via, int nvia,
                          bool exact, int *path, int max);
 
+/* The quiet, non-promoting moves by which the side that just moved (not pos->side) can
+ * have reached pos, as moves from the earlier square to the present one; predecessors in
+ * which that side had a capture are left out (captures are mandatory), unless the rules
+ * have optional capture. For retrograde analysis. Thread-safe. */
+int movegen_unmoves(const Position *pos, const Variant *v, MoveList *list);
+
+/* The position before un-move m of movegen_unmoves (pos with the move taken back). */
+void movegen_unmake(const Position *pos, const Move *m, Position *before);
+
 /* Leaf nodes `depth` plies below pos, counting the last ply in bulk. pos is restored. */
 uint64_t movegen_perft(Position *pos, const Variant *v, int depth, MergeRule merge);
 

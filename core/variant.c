@@ -83,3 +83,16 @@ int variant_lookup(const char *name, bool optional_capture, Variant *out, char *
     out->rules.optional_capture = optional_capture;
     return DAMAS_OK;
 }
+
+void variant_rules_text(const Variant *v, char *buf)
+{
+    static const char *promotion[] = {"stop", "continue-as-king", "pass-as-man"};
+    const Rules *r = &v->rules;
+    snprintf(buf, VARIANT_RULES_MAX,
+             "board=%d first=%s men_capture_backward=%d flying_kings=%d men_capture_kings=%d remove_at_once=%d "
+             "promotion=%s law_most_pieces=%d law_king_first=%d law_most_kings=%d law_earliest_kings=%d "
+             "optional_capture=%d",
+             r->board_size, r->first_mover == WHITE ? "white" : "black", r->men_capture_backward, r->flying_kings,
+             r->men_capture_kings, r->remove_at_once, promotion[r->promotion], r->law_most_pieces, r->law_king_first,
+             r->law_most_kings, r->law_earliest_kings, r->optional_capture);
+}

@@ -67,6 +67,11 @@ const Variant *variant_get(VariantId id);
 /* The board geometry the variant is played on. */
 const Board *variant_board(const Variant *v);
 
+/* The rule fields of v as text ("board=8 first=white ..."), for file attributes; buf of
+ * VARIANT_RULES_MAX bytes. */
+enum { VARIANT_RULES_MAX = 320 };
+void variant_rules_text(const Variant *v, char *buf);
+
 /* The list of accepted names, comma separated, for help and error messages. */
 const char *variant_names(void);
 

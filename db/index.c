@@ -226,3 +226,20 @@ void slice_unrank(const Slice *s, uint64_t index, Position *pos)
     pos->side = WHITE;
     pos->hash = pos_hash(pos);
 }
+
+int material_all(int pieces, int board_size, Material *out)
+{
+    int n = 0;
+    for (int total = 2; total <= pieces && total <= DB_MAX_PIECES; total++)
+        for (int men = 0; men <= total; men++)
+            for (int um = 0; um <= men; um++)
+                for (int uk = 0; um + uk <= total; uk++) {
+                    int tm = men - um, tk = total - men - uk;
+                    Material m = {(int8_t)um, (int8_t)uk, (int8_t)tm, (int8_t)tk};
+                    Slice s;
+                    if (tk < 0 || um + uk == 0 || tm + tk == 0 || !slice_init(&s, m, board_size))
+                        continue;
+                    out[n++] = m;
+                }
+    return n;
+}

@@ -47,4 +47,11 @@ int material_pieces(Material m);
 void material_name(Material m, char *buf);
 bool material_parse(const char *name, Material *m);
 
+/* Every material with at most `pieces` pieces, both sides present, that fits the board, in
+ * an order in which each unit comes after the units it depends on: fewer pieces first, then
+ * fewer men (a promotion keeps the count and loses a man). Returns the count; out must hold
+ * DB_MAX_MATERIALS. */
+enum { DB_MAX_MATERIALS = 1024 };
+int material_all(int pieces, int board_size, Material *out);
+
 #endif

@@ -1,0 +1,243 @@
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../db/store.h"
+#include "../gen/gen.h"
+#include "cli.h"
+
+static const char gen_help[] =
+    "usage: damas gen --variant V [--optional-capture] --pieces N --out DIR [--threads T]\n"
+    "\n"
+    "Builds the endgame database of every slice with at most N pieces (at least one a side) by\n"
+    "retrograde analysis: win/draw/loss and distance to win in plies, one HDF5 file per unit in DIR.\n"
+    "Units already complete in DIR are kept; a killed run loses at most the unit in progress.\n"
+    "  --threads T   OpenMP threads (default: all cores)\n";
+
+static const char verify_help[] =
+    "usage: damas verify [--variant V [--optional-capture]] --db DIR [--threads T]\n"
+    "\n"
+    "Checks every stored position against its successors' stored values, independently of the\n"
+    "generator. Exits 1 naming the slice and position of the first inconsistency.\n";
+
+static const char info_help[] =
+    "usage: damas info --db DIR [--json]\n"
+    "\n"
+    "Per slice and in total: positions, wins, draws, losses, longest win, bytes on disk.\n";
+
+typedef struct {
+    bool tty;
+    double start;
+    uint64_t positions;
+} GenLog;
+
+static void gen_unit_done(void *ctx, int done, int total, const char *name, uint64_t positions, double secs,
+                          bool skipped)
+{
+    GenLog *log = ctx;
+    log->positions += positions;
+    double elapsed = cli_now() - log->start;
+    double eta = done < total ? elapsed / done * (total - done) : 0;
+    fprintf(stderr, "%s[%3d/%3d] %-12s %12llu positions %8.2f s %7.2f M pos/s  %s  elapsed %.0f s, left ~%.0f s%s",
+            log->tty ? "\r" : "", done, total, name, (unsigned long long)positions, secs,
+            secs > 0 ? (double)positions / secs / 1e6 : 0, skipped ? "on disk" : "solved ", elapsed, eta,
+            log->tty && done < total ? "  " : "\n");
+    fflush(stderr);
+}
+
+static int threads_default(void)
+{
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n > 0 ? (int)n : 1;
+}
+
+int cmd_gen(int argc, char **argv)
+{
+    const char *variant = NULL, *out = NULL, *value;
+    bool optional = false;
+    uint64_t pieces = 0, threads = (uint64_t)threads_default();
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+            fputs(gen_help, stdout);
+            return CLI_OK;
+        } else if ((value = cli_option(argc, argv, &i, "--variant"))) {
+            variant = value;
+        } else if ((value = cli_option(argc, argv, &i, "--out"))) {
+            out = value;
+        } else if ((value = cli_option(argc, argv, &i, "--pieces"))) {
+            if (!cli_uint(value, DB_MAX_PIECES, &pieces) || pieces < 2)
+                return cli_error(CLI_USAGE, "--pieces must be a number from 2 to %d, not '%s'", DB_MAX_PIECES, value);
+        } else if ((value = cli_option(argc, argv, &i, "--threads"))) {
+            if (!cli_uint(value, 1024, &threads) || threads < 1)
+                return cli_error(CLI_USAGE, "--threads must be a number from 1 to 1024, not '%s'", value);
+        } else if (!strcmp(argv[i], "--optional-capture")) {
+            optional = true;
+        } else {
+            return cli_error(CLI_USAGE, "unexpected argument '%s' (see damas gen --help)", argv[i]);
+        }
+    }
+    Variant v;
+    if (!cli_variant(variant, optional, &v))
+        return CLI_USAGE;
+    if (!pieces)
+        return cli_error(CLI_USAGE, "--pieces is required (see damas gen --help)");
+    if (!out)
+        return cli_error(CLI_USAGE, "--out DIR is required (see damas gen --help)");
+    GenLog log = {isatty(2), cli_now(), 0};
+    GenProgress progress = {gen_unit_done, &log};
+    char err[1024];
+    if (gen_run(&v, (int)pieces, out, (int)threads, &progress, err, sizeof err) != DAMAS_OK)
+        return cli_error(CLI_FAIL, "%s", err);
+    double secs = cli_now() - log.start;
+    fprintf(stderr, "done: %s, up to %llu pieces, %llu positions in %.1f s (%.2f M positions/s) in %s\n", v.name,
+            (unsigned long long)pieces, (unsigned long long)log.positions, secs,
+            secs > 0 ? (double)log.positions / secs / 1e6 : 0, out);
+    return CLI_OK;
+}
+
+/* Opens dir's database; if the user named a variant, it must be the database's. */
+static bool open_db(const char *dir, const char *variant, bool optional, bool data, DbSet *set, int *slices)
+{
+    char err[1024];
+    Variant recorded, wanted;
+    if (!dir) {
+        cli_error(CLI_USAGE, "--db DIR is required");
+        return false;
+    }
+    if (store_manifest_variant(dir, &recorded, err, sizeof err) != DAMAS_OK) {
+        cli_error(CLI_FAIL, "%s", err);
+        return false;
+    }
+    if (variant) {
+        if (!cli_variant(variant, optional, &wanted))
+            return false;
+        if (store_manifest(dir, &wanted, false, err, sizeof err) != DAMAS_OK) {
+            cli_error(CLI_FAIL, "%s", err);
+            return false;
+        }
+    }
+    dbset_init(set, &recorded);
+    if (gen_load_all(dir, set, data, slices, err, sizeof err) != DAMAS_OK) {
+        cli_error(CLI_FAIL, "%s", err);
+        dbset_free(set);
+        return false;
+    }
+    return true;
+}
+
+int cmd_verify(int argc, char **argv)
+{
+    const char *variant = NULL, *dir = NULL, *value;
+    bool optional = false;
+    uint64_t threads = (uint64_t)threads_default();
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+            fputs(verify_help, stdout);
+            return CLI_OK;
+        } else if ((value = cli_option(argc, argv, &i, "--variant"))) {
+            variant = value;
+        } else if ((value = cli_option(argc, argv, &i, "--db"))) {
+            dir = value;
+        } else if ((value = cli_option(argc, argv, &i, "--threads"))) {
+            if (!cli_uint(value, 1024, &threads) || threads < 1)
+                return cli_error(CLI_USAGE, "--threads must be a number from 1 to 1024, not '%s'", value);
+        } else if (!strcmp(argv[i], "--optional-capture")) {
+            optional = true;
+        } else {
+            return cli_error(CLI_USAGE, "unexpected argument '%s' (see damas verify --help)", argv[i]);
+        }
+    }
+    DbSet *set = malloc(sizeof *set);
+    int slices = 0;
+    if (!set || !open_db(dir, variant, optional, true, set, &slices)) {
+        free(set);
+        return CLI_FAIL;
+    }
+    double t0 = cli_now();
+    VerifyReport r;
+    verify_set(set, (int)threads, &r);
+    dbset_free(set);
+    free(set);
+    if (!r.ok)
+        return cli_error(CLI_FAIL, "verify failed in %s: %s", dir, r.failure);
+    printf("ok: %d slices, %llu positions consistent (%.1f s)\n", r.slices, (unsigned long long)r.positions,
+           cli_now() - t0);
+    return CLI_OK;
+}
+
+int cmd_info(int argc, char **argv)
+{
+    const char *dir = NULL, *value;
+    bool json = false;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+            fputs(info_help, stdout);
+            return CLI_OK;
+        } else if ((value = cli_option(argc, argv, &i, "--db"))) {
+            dir = value;
+        } else if (!strcmp(argv[i], "--json")) {
+            json = true;
+        } else {
+            return cli_error(CLI_USAGE, "unexpected argument '%s' (see damas info --help)", argv[i]);
+        }
+    }
+    DbSet *set = malloc(sizeof *set);
+    int slices = 0;
+    if (!set || !open_db(dir, NULL, false, false, set, &slices)) {
+        free(set);
+        return CLI_FAIL;
+    }
+    DbTable total = {0};
+    int pieces = 0;
+    DbTable *const *all = &set->t[0][0][0][0];
+    size_t n = sizeof set->t / sizeof all[0];
+    if (json)
+        printf("{\"variant\":\"%s\",\"optional_capture\":%s,\"slices\":[", set->variant.name,
+               set->variant.rules.optional_capture ? "true" : "false");
+    else
+        printf("%-12s %14s %14s %14s %14s %7s %12s\n", "slice", "positions", "wins", "draws", "losses", "max_dtw",
+               "bytes");
+    int printed = 0;
+    for (size_t k = 0; k < n; k++) {
+        const DbTable *t = all[k];
+        if (!t)
+            continue;
+        char name[DB_NAME_MAX];
+        material_name(t->slice.m, name);
+        if (material_pieces(t->slice.m) > pieces)
+            pieces = material_pieces(t->slice.m);
+        total.slice.size += t->slice.size;
+        total.wins += t->wins;
+        total.draws += t->draws;
+        total.losses += t->losses;
+        total.bytes += t->bytes;
+        if (t->max_dtw > total.max_dtw)
+            total.max_dtw = t->max_dtw;
+        if (json)
+            printf("%s{\"name\":\"%s\",\"us_men\":%d,\"us_kings\":%d,\"them_men\":%d,\"them_kings\":%d,"
+                   "\"positions\":%llu,\"wins\":%llu,\"draws\":%llu,\"losses\":%llu,\"max_dtw\":%d,\"bytes\":%llu}",
+                   printed ? "," : "", name, t->slice.m.um, t->slice.m.uk, t->slice.m.tm, t->slice.m.tk,
+                   (unsigned long long)t->slice.size, (unsigned long long)t->wins, (unsigned long long)t->draws,
+                   (unsigned long long)t->losses, t->max_dtw, (unsigned long long)t->bytes);
+        else
+            printf("%-12s %14llu %14llu %14llu %14llu %7d %12llu\n", name, (unsigned long long)t->slice.size,
+                   (unsigned long long)t->wins, (unsigned long long)t->draws, (unsigned long long)t->losses,
+                   t->max_dtw, (unsigned long long)t->bytes);
+        printed++;
+    }
+    if (json)
+        printf("],\"pieces\":%d,\"positions\":%llu,\"wins\":%llu,\"draws\":%llu,\"losses\":%llu,\"max_dtw\":%d,"
+               "\"bytes\":%llu}\n",
+               pieces, (unsigned long long)total.slice.size, (unsigned long long)total.wins,
+               (unsigned long long)total.draws, (unsigned long long)total.losses, total.max_dtw,
+               (unsigned long long)total.bytes);
+    else
+        printf("%-12s %14llu %14llu %14llu %14llu %7d %12llu\n%s, %d slices, up to %d pieces\n", "total",
+               (unsigned long long)total.slice.size, (unsigned long long)total.wins, (unsigned long long)total.draws,
+               (unsigned long long)total.losses, total.max_dtw, (unsigned long long)total.bytes, set->variant.name,
+               printed, pieces);
+    dbset_free(set);
+    free(set);
+    return CLI_OK;
+}

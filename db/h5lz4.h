@@ -1,0 +1,24 @@
+/* The HDF5 LZ4 filter, registered filter id 32004, in the chunk format the HDF Group plugin,
+ * h5py/hdf5plugin and Debian's hdf5-filter-plugin use:
+ *   u64 BE  original size | u32 BE  block size | per block: u32 BE  stored size, then the
+ *   block, LZ4-compressed, or raw when the stored size equals the block's original size. */
+#ifndef DAMAS_H5LZ4_H
+#define DAMAS_H5LZ4_H
+
+#include <stddef.h>
+
+enum { H5LZ4_FILTER_ID = 32004 };
+
+/* Registers the filter with the HDF5 library of this process (idempotent). Returns 0, or -1
+ * if HDF5 refuses it. Thread-safe. */
+int h5lz4_register(void);
+
+/* Decodes one chunk `in` of in_len bytes into out (capacity out_cap). Returns the decoded
+ * size, or 0 if the chunk is malformed or larger than out_cap; never reads outside in or
+ * writes outside out. Thread-safe. */
+size_t h5lz4_decode(const void *in, size_t in_len, void *out, size_t out_cap);
+
+/* The decoded size a chunk announces in its header (0 if in_len < 12). */
+size_t h5lz4_decoded_size(const void *in, size_t in_len);
+
+#endif

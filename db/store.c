@@ -1,0 +1,456 @@
+#include "store.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <hdf5.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "../core/position.h"
+#include "h5lz4.h"
+
+#define FAIL(code, ...)                                                                            \
+    do {                                                                                           \
+        if (err)                                                                                   \
+            snprintf(err, errlen, __VA_ARGS__);                                                    \
+        return (code);                                                                             \
+    } while (0)
+
+enum { WDL_CHUNK = 1 << 16, DTW_CHUNK = 1 << 15, PATH_LEN = 4096 };
+static const char manifest_name[] = "damas-db.txt";
+
+/* ---- tables and sets ---- */
+
+void table_stats(DbTable *t)
+{
+    uint64_t h = 0xcbf29ce484222325ull;
+    t->wins = t->draws = t->losses = 0;
+    t->max_dtw = 0;
+    for (uint64_t i = 0; i < t->slice.size; i++) {
+        h = (h ^ t->wdl[i]) * 0x100000001b3ull;
+        t->wins += t->wdl[i] == DB_WIN;
+        t->draws += t->wdl[i] == DB_DRAW;
+        t->losses += t->wdl[i] == DB_LOSS;
+        if (t->wdl[i] == DB_WIN && t->dtw[i] > t->max_dtw)
+            t->max_dtw = t->dtw[i];
+    }
+    for (uint64_t i = 0; i < t->slice.size; i++) {
+        h = (h ^ (t->dtw[i] & 0xff)) * 0x100000001b3ull;
+        h = (h ^ (t->dtw[i] >> 8)) * 0x100000001b3ull;
+    }
+    t->checksum = h;
+}
+
+void table_free(DbTable *t)
+{
+    if (!t)
+        return;
+    free(t->wdl);
+    free(t->dtw);
+    free(t);
+}
+
+void dbset_init(DbSet *s, const Variant *v)
+{
+    memset(s, 0, sizeof *s);
+    s->variant = *v;
+}
+
+void dbset_free(DbSet *s)
+{
+    DbTable **all = &s->t[0][0][0][0];
+    for (size_t i = 0; i < sizeof s->t / sizeof all[0]; i++) {
+        table_free(all[i]);
+        all[i] = NULL;
+    }
+}
+
+DbTable *dbset_get(const DbSet *s, Material m)
+{
+    if (m.um < 0 || m.uk < 0 || m.tm < 0 || m.tk < 0 || material_pieces(m) > DB_MAX_PIECES)
+        return NULL;
+    return s->t[m.um][m.uk][m.tm][m.tk];
+}
+
+int dbset_value(const DbSet *s, const Position *pos, uint16_t *dtw)
+{
+    Position norm;
+    if (pos->side == WHITE)
+        norm = *pos;
+    else
+        pos_flip(pos, variant_board(&s->variant), &norm);
+    Material m = material_of(&norm);
+    if (m.um + m.uk == 0) {
+        *dtw = 0;
+        return DB_LOSS;
+    }
+    const DbTable *t = dbset_get(s, m);
+    if (!t)
+        return -1;
+    uint64_t i = slice_rank(&t->slice, &norm);
+    *dtw = t->dtw[i];
+    return t->wdl[i];
+}
+
+/* ---- names and the manifest ---- */
+
+void store_unit_name(Material m, char *buf)
+{
+    char a[DB_NAME_MAX], b[DB_NAME_MAX];
+    material_name(m, a);
+    material_name(material_swap(m), b);
+    snprintf(buf, DB_NAME_MAX, "%s", strcmp(a, b) <= 0 ? a : b);
+}
+
+static void unit_path(const char *dir, Material m, const char *suffix, char *path)
+{
+    char name[DB_NAME_MAX];
+    store_unit_name(m, name);
+    snprintf(path, PATH_LEN, "%s/%s.h5%s", dir, name, suffix);
+}
+
+bool store_unit_exists(const char *dir, Material m)
+{
+    char path[PATH_LEN];
+    unit_path(dir, m, "", path);
+    return access(path, R_OK) == 0;
+}
+
+static int read_manifest(const char *dir, char *variant, char *rules, int *version, char *err, size_t errlen)
+{
+    char path[PATH_LEN], line[512];
+    snprintf(path, sizeof path, "%s/%s", dir, manifest_name);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return errno == ENOENT ? DAMAS_ERR_UNKNOWN : (snprintf(err, errlen, "cannot read %s: %s", path, strerror(errno)), DAMAS_ERR_RANGE);
+    variant[0] = rules[0] = '\0';
+    *version = -1;
+    while (fgets(line, sizeof line, f)) {
+        line[strcspn(line, "\n")] = '\0';
+        if (!strncmp(line, "variant ", 8))
+            snprintf(variant, 64, "%.63s", line + 8);
+        else if (!strncmp(line, "rules ", 6))
+            snprintf(rules, VARIANT_RULES_MAX, "%.319s", line + 6);
+        else if (!strncmp(line, "index_version ", 14))
+            *version = atoi(line + 14);
+    }
+    fclose(f);
+    if (!variant[0] || !rules[0] || *version < 0)
+        FAIL(DAMAS_ERR_SYNTAX, "%s is not a damas database manifest", path);
+    return DAMAS_OK;
+}
+
+int store_manifest_variant(const char *dir, Variant *v, char *err, size_t errlen)
+{
+    char variant[64], rules[VARIANT_RULES_MAX];
+    int version;
+    int rc = read_manifest(dir, variant, rules, &version, err, errlen);
+    if (rc == DAMAS_ERR_UNKNOWN)
+        FAIL(rc, "%s is not a damas database (no %s)", dir, manifest_name);
+    if (rc != DAMAS_OK)
+        return rc;
+    bool optional = strstr(rules, "optional_capture=1") != NULL;
+    return variant_lookup(variant, optional, v, err, errlen);
+}
+
+int store_manifest(const char *dir, const Variant *v, bool create, char *err, size_t errlen)
+{
+    char variant[64], rules[VARIANT_RULES_MAX], want[VARIANT_RULES_MAX];
+    int version;
+    variant_rules_text(v, want);
+    int rc = read_manifest(dir, variant, rules, &version, err, errlen);
+    if (rc == DAMAS_OK) {
+        if (strcmp(variant, v->name) || strcmp(rules, want))
+            FAIL(DAMAS_ERR_ILLEGAL, "%s holds a %s database (%s), not %s (%s)", dir, variant, rules, v->name, want);
+        if (version != DB_INDEX_VERSION)
+            FAIL(DAMAS_ERR_ILLEGAL, "%s uses index scheme %d; this damas reads scheme %d", dir, version,
+                 DB_INDEX_VERSION);
+        return DAMAS_OK;
+    }
+    if (rc != DAMAS_ERR_UNKNOWN)
+        return rc;
+    if (!create)
+        FAIL(DAMAS_ERR_UNKNOWN, "%s is not a damas database (no %s)", dir, manifest_name);
+    if (mkdir(dir, 0777) != 0 && errno != EEXIST)
+        FAIL(DAMAS_ERR_RANGE, "cannot create %s: %s", dir, strerror(errno));
+    char path[PATH_LEN], tmp[PATH_LEN + 8];
+    snprintf(path, sizeof path, "%s/%s", dir, manifest_name);
+    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    FILE *f = fopen(tmp, "w");
+    if (!f)
+        FAIL(DAMAS_ERR_RANGE, "cannot write %s: %s", tmp, strerror(errno));
+    fprintf(f, "damas endgame database\nvariant %s\nrules %s\nindex_version %d\n", v->name, want, DB_INDEX_VERSION);
+    if (fflush(f) != 0 || fsync(fileno(f)) != 0) {
+        fclose(f);
+        FAIL(DAMAS_ERR_RANGE, "cannot write %s: %s", tmp, strerror(errno));
+    }
+    fclose(f);
+    if (rename(tmp, path) != 0)
+        FAIL(DAMAS_ERR_RANGE, "cannot rename %s: %s", tmp, strerror(errno));
+    return DAMAS_OK;
+}
+
+/* ---- HDF5 ---- */
+
+static void h5_quiet(void)
+{
+    H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+}
+
+static herr_t attr_write(hid_t obj, const char *name, hid_t type, const void *value)
+{
+    hid_t space = H5Screate(H5S_SCALAR);
+    hid_t a = H5Acreate2(obj, name, type, space, H5P_DEFAULT, H5P_DEFAULT);
+    herr_t rc = a < 0 ? -1 : H5Awrite(a, type, value);
+    if (a >= 0)
+        H5Aclose(a);
+    H5Sclose(space);
+    return rc;
+}
+
+static herr_t attr_string(hid_t obj, const char *name, const char *value)
+{
+    hid_t t = H5Tcopy(H5T_C_S1);
+    H5Tset_size(t, strlen(value) + 1);
+    herr_t rc = attr_write(obj, name, t, value);
+    H5Tclose(t);
+    return rc;
+}
+
+static herr_t attr_u64(hid_t obj, const char *name, uint64_t v)
+{
+    return attr_write(obj, name, H5T_STD_U64LE, &v);
+}
+
+static herr_t attr_read(hid_t obj, const char *name, hid_t memtype, void *value)
+{
+    if (H5Aexists(obj, name) <= 0)
+        return -1;
+    hid_t a = H5Aopen(obj, name, H5P_DEFAULT);
+    herr_t rc = a < 0 ? -1 : H5Aread(a, memtype, value);
+    if (a >= 0)
+        H5Aclose(a);
+    return rc;
+}
+
+static herr_t attr_read_string(hid_t obj, const char *name, char *buf, size_t len)
+{
+    hid_t t = H5Tcopy(H5T_C_S1);
+    H5Tset_size(t, len);
+    herr_t rc = attr_read(obj, name, t, buf);
+    H5Tclose(t);
+    buf[len - 1] = '\0';
+    return rc;
+}
+
+static hid_t dataset_create(hid_t group, const char *name, hid_t type, uint64_t size, uint64_t chunk,
+                            const void *data)
+{
+    hsize_t dims[1] = {size}, cdims[1] = {size < chunk ? size : chunk};
+    hid_t space = H5Screate_simple(1, dims, NULL);
+    hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
+    H5Pset_chunk(dcpl, 1, cdims);
+    H5Pset_obj_track_times(dcpl, 0); /* no timestamps: reruns give identical bytes */
+    H5Pset_filter(dcpl, H5LZ4_FILTER_ID, H5Z_FLAG_MANDATORY, 0, NULL);
+    hid_t d = H5Dcreate2(group, name, type, space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+    herr_t rc = d < 0 ? -1 : H5Dwrite(d, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, data);
+    H5Pclose(dcpl);
+    H5Sclose(space);
+    if (rc < 0 && d >= 0) {
+        H5Dclose(d);
+        return -1;
+    }
+    return d;
+}
+
+static int write_slice(hid_t file, const Variant *v, DbTable *t)
+{
+    char name[DB_NAME_MAX], rules[VARIANT_RULES_MAX];
+    material_name(t->slice.m, name);
+    variant_rules_text(v, rules);
+    table_stats(t);
+    hid_t gcpl = H5Pcreate(H5P_GROUP_CREATE);
+    H5Pset_obj_track_times(gcpl, 0);
+    hid_t g = H5Gcreate2(file, name, H5P_DEFAULT, gcpl, H5P_DEFAULT);
+    H5Pclose(gcpl);
+    if (g < 0)
+        return -1;
+    int bad = 0;
+    bad |= attr_string(g, "variant", v->name) < 0;
+    bad |= attr_string(g, "rules", rules) < 0;
+    bad |= attr_u64(g, "index_version", DB_INDEX_VERSION) < 0;
+    int8_t mat[4] = {t->slice.m.um, t->slice.m.uk, t->slice.m.tm, t->slice.m.tk};
+    hsize_t four = 4;
+    hid_t mt = H5Tarray_create2(H5T_NATIVE_INT8, 1, &four);
+    bad |= attr_write(g, "material", mt, mat) < 0;
+    H5Tclose(mt);
+    bad |= attr_u64(g, "positions", t->slice.size) < 0;
+    bad |= attr_u64(g, "wins", t->wins) < 0;
+    bad |= attr_u64(g, "draws", t->draws) < 0;
+    bad |= attr_u64(g, "losses", t->losses) < 0;
+    bad |= attr_u64(g, "max_dtw", (uint64_t)t->max_dtw) < 0;
+    bad |= attr_u64(g, "checksum", t->checksum) < 0;
+    hid_t d1 = dataset_create(g, "wdl", H5T_STD_U8LE, t->slice.size, WDL_CHUNK, t->wdl);
+    hid_t d2 = dataset_create(g, "dtw", H5T_STD_U16LE, t->slice.size, DTW_CHUNK, t->dtw);
+    bad |= d1 < 0 || d2 < 0;
+    if (d1 >= 0)
+        H5Dclose(d1);
+    if (d2 >= 0)
+        H5Dclose(d2);
+    H5Gclose(g);
+    return bad ? -1 : 0;
+}
+
+static int fsync_path(const char *path)
+{
+    int fd = open(path, O_RDONLY);
+    if (fd < 0)
+        return -1;
+    int rc = fsync(fd);
+    close(fd);
+    return rc;
+}
+
+int store_write_unit(const char *dir, const Variant *v, DbTable *const *tables, int n, char *err, size_t errlen)
+{
+    char path[PATH_LEN], tmp[PATH_LEN], rules[VARIANT_RULES_MAX];
+    h5_quiet();
+    if (h5lz4_register() < 0)
+        FAIL(DAMAS_ERR_RANGE, "cannot register the HDF5 LZ4 filter");
+    unit_path(dir, tables[0]->slice.m, "", path);
+    unit_path(dir, tables[0]->slice.m, ".tmp", tmp);
+    hid_t fcpl = H5Pcreate(H5P_FILE_CREATE);
+    hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
+    H5Pset_libver_bounds(fapl, H5F_LIBVER_V18, H5F_LIBVER_LATEST);
+    hid_t file = H5Fcreate(tmp, H5F_ACC_TRUNC, fcpl, fapl);
+    H5Pclose(fcpl);
+    H5Pclose(fapl);
+    if (file < 0)
+        FAIL(DAMAS_ERR_RANGE, "cannot create %s (directory missing, read-only or full?)", tmp);
+    variant_rules_text(v, rules);
+    int bad = attr_string(file, "format", "damas endgame database") < 0;
+    bad |= attr_string(file, "variant", v->name) < 0;
+    bad |= attr_string(file, "rules", rules) < 0;
+    bad |= attr_u64(file, "index_version", DB_INDEX_VERSION) < 0;
+    for (int i = 0; i < n && !bad; i++)
+        bad |= write_slice(file, v, tables[i]) < 0;
+    bad |= H5Fclose(file) < 0;
+    if (bad || fsync_path(tmp) != 0) {
+        unlink(tmp);
+        FAIL(DAMAS_ERR_RANGE, "cannot write %s (disk full?)", tmp);
+    }
+    if (rename(tmp, path) != 0) {
+        unlink(tmp);
+        FAIL(DAMAS_ERR_RANGE, "cannot rename %s: %s", tmp, strerror(errno));
+    }
+    fsync_path(dir);
+    return DAMAS_OK;
+}
+
+static int read_dataset(hid_t g, const char *name, hid_t type, void *out, uint64_t size, uint64_t *bytes)
+{
+    hid_t d = H5Dopen2(g, name, H5P_DEFAULT);
+    if (d < 0)
+        return -1;
+    hid_t space = H5Dget_space(d);
+    hsize_t dims[1] = {0};
+    int ok = H5Sget_simple_extent_ndims(space) == 1 && H5Sget_simple_extent_dims(space, dims, NULL) == 1 &&
+             dims[0] == size;
+    H5Sclose(space);
+    ok = ok && H5Dread(d, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, out) >= 0;
+    *bytes += H5Dget_storage_size(d);
+    H5Dclose(d);
+    return ok ? 0 : -1;
+}
+
+static int load_slice(hid_t file, const char *path, const Variant *v, Material m, bool data, DbSet *s, char *err,
+                      size_t errlen)
+{
+    char name[DB_NAME_MAX], variant[64], rules[VARIANT_RULES_MAX], want[VARIANT_RULES_MAX];
+    material_name(m, name);
+    if (H5Lexists(file, name, H5P_DEFAULT) <= 0)
+        FAIL(DAMAS_ERR_SYNTAX, "%s: slice %s is missing", path, name);
+    hid_t g = H5Gopen2(file, name, H5P_DEFAULT);
+    if (g < 0)
+        FAIL(DAMAS_ERR_SYNTAX, "%s: cannot open slice %s", path, name);
+    uint64_t version = 0, positions = 0, checksum = 0;
+    variant_rules_text(v, want);
+    if (attr_read_string(g, "variant", variant, sizeof variant) < 0 ||
+        attr_read_string(g, "rules", rules, sizeof rules) < 0 ||
+        attr_read(g, "index_version", H5T_NATIVE_UINT64, &version) < 0 ||
+        attr_read(g, "positions", H5T_NATIVE_UINT64, &positions) < 0 ||
+        attr_read(g, "checksum", H5T_NATIVE_UINT64, &checksum) < 0) {
+        H5Gclose(g);
+        FAIL(DAMAS_ERR_SYNTAX, "%s: slice %s lacks its attributes (damaged or not a damas file)", path, name);
+    }
+    DbTable *t = calloc(1, sizeof *t);
+    slice_init(&t->slice, m, v->rules.board_size);
+    int rc = DAMAS_OK;
+    if (strcmp(variant, v->name) || strcmp(rules, want))
+        rc = DAMAS_ERR_ILLEGAL, snprintf(err, errlen, "%s: slice %s is %s (%s), not %s", path, name, variant, rules, v->name);
+    else if (version != DB_INDEX_VERSION || positions != t->slice.size)
+        rc = DAMAS_ERR_ILLEGAL, snprintf(err, errlen, "%s: slice %s has index scheme %llu with %llu positions; expected scheme %d with %llu",
+                                         path, name, (unsigned long long)version, (unsigned long long)positions,
+                                         DB_INDEX_VERSION, (unsigned long long)t->slice.size);
+    if (rc == DAMAS_OK && !data) {
+        uint64_t stats[4];
+        const char *names[4] = {"wins", "draws", "losses", "max_dtw"};
+        for (int k = 0; k < 4 && rc == DAMAS_OK; k++)
+            if (attr_read(g, names[k], H5T_NATIVE_UINT64, &stats[k]) < 0)
+                rc = DAMAS_ERR_SYNTAX, snprintf(err, errlen, "%s: slice %s lacks attribute %s", path, name, names[k]);
+        for (int k = 0; k < 2 && rc == DAMAS_OK; k++) {
+            hid_t d = H5Dopen2(g, k ? "dtw" : "wdl", H5P_DEFAULT);
+            if (d < 0)
+                rc = DAMAS_ERR_SYNTAX, snprintf(err, errlen, "%s: slice %s lacks a dataset", path, name);
+            else
+                t->bytes += H5Dget_storage_size(d), H5Dclose(d);
+        }
+        t->wins = stats[0], t->draws = stats[1], t->losses = stats[2], t->max_dtw = (int)stats[3];
+        t->checksum = checksum;
+    } else if (rc == DAMAS_OK) {
+        t->wdl = malloc(t->slice.size);
+        t->dtw = malloc(t->slice.size * sizeof *t->dtw);
+        if (!t->wdl || !t->dtw)
+            rc = DAMAS_ERR_RANGE, snprintf(err, errlen, "out of memory loading slice %s", name);
+        else if (read_dataset(g, "wdl", H5T_NATIVE_UINT8, t->wdl, t->slice.size, &t->bytes) < 0 ||
+                 read_dataset(g, "dtw", H5T_NATIVE_UINT16, t->dtw, t->slice.size, &t->bytes) < 0)
+            rc = DAMAS_ERR_SYNTAX, snprintf(err, errlen, "%s: slice %s cannot be read (damaged or truncated file)", path, name);
+    }
+    if (rc == DAMAS_OK && data) {
+        table_stats(t);
+        if (t->checksum != checksum)
+            rc = DAMAS_ERR_SYNTAX, snprintf(err, errlen, "%s: slice %s fails its checksum (damaged file)", path, name);
+    }
+    H5Gclose(g);
+    if (rc != DAMAS_OK) {
+        table_free(t);
+        return rc;
+    }
+    table_free(s->t[m.um][m.uk][m.tm][m.tk]);
+    s->t[m.um][m.uk][m.tm][m.tk] = t;
+    return DAMAS_OK;
+}
+
+int store_load_unit(const char *dir, Material m, bool data, DbSet *s, char *err, size_t errlen)
+{
+    char path[PATH_LEN];
+    h5_quiet();
+    if (h5lz4_register() < 0)
+        FAIL(DAMAS_ERR_RANGE, "cannot register the HDF5 LZ4 filter");
+    unit_path(dir, m, "", path);
+    if (access(path, R_OK) != 0)
+        FAIL(DAMAS_ERR_UNKNOWN, "%s: %s", path, strerror(errno));
+    if (H5Fis_hdf5(path) <= 0)
+        FAIL(DAMAS_ERR_SYNTAX, "%s is not a readable HDF5 file (damaged or truncated)", path);
+    hid_t file = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+    if (file < 0)
+        FAIL(DAMAS_ERR_SYNTAX, "%s cannot be opened (damaged or truncated)", path);
+    int rc = load_slice(file, path, &s->variant, m, data, s, err, errlen);
+    if (rc == DAMAS_OK && !material_equal(m, material_swap(m)))
+        rc = load_slice(file, path, &s->variant, material_swap(m), data, s, err, errlen);
+    H5Fclose(file);
+    return rc;
+}

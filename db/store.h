@@ -1,0 +1,63 @@
+/* Endgame tables in memory and on disk. A database directory holds a manifest
+ * (damas-db.txt: variant and rules) and one HDF5 file per unit (a slice and its colour-flipped
+ * twin), each slice a group with an LZ4-compressed `wdl` (uint8) and `dtw` (uint16) dataset and
+ * its statistics as attributes (docs/FORMAT.md). Library code: returns DamasStatus codes with
+ * a message in err. */
+#ifndef DAMAS_DB_STORE_H
+#define DAMAS_DB_STORE_H
+
+#include "../core/variant.h"
+#include "index.h"
+
+/* Values for the side to move. */
+enum { DB_LOSS = 0, DB_DRAW = 1, DB_WIN = 2 };
+
+typedef struct {
+    Slice slice;
+    uint8_t *wdl;          /* DB_LOSS, DB_DRAW or DB_WIN per index */
+    uint16_t *dtw;         /* plies to the end of the game with best play; 0 for draws */
+    uint64_t wins, draws, losses;
+    int max_dtw;           /* the longest win */
+    uint64_t checksum;     /* FNV-1a 64 of the wdl bytes, then the dtw values as little-endian u16 */
+    uint64_t bytes;        /* bytes on disk of the two datasets (0 if not stored) */
+} DbTable;
+
+/* Counts, longest win and checksum of t's values. */
+void table_stats(DbTable *t);
+void table_free(DbTable *t);
+
+/* Every table of a database in memory, by material. */
+typedef struct {
+    Variant variant;
+    DbTable *t[DB_MAX_PIECES + 1][DB_MAX_PIECES + 1][DB_MAX_PIECES + 1][DB_MAX_PIECES + 1];
+} DbSet;
+
+void dbset_init(DbSet *s, const Variant *v);
+void dbset_free(DbSet *s);
+DbTable *dbset_get(const DbSet *s, Material m);
+
+/* The value of pos for its side to move (any side; flipped as needed), its distance in *dtw.
+ * A side to move with no piece has lost (dtw 0). Returns -1 if pos's slice is not in s. */
+int dbset_value(const DbSet *s, const Position *pos, uint16_t *dtw);
+
+/* The canonical name of the unit of m: the smaller name of m and its swap. */
+void store_unit_name(Material m, char *buf);
+
+/* Checks that dir's manifest is for variant v (and its rule options), or (create) writes one
+ * if there is none. */
+int store_manifest(const char *dir, const Variant *v, bool create, char *err, size_t errlen);
+
+/* Reads the variant recorded in dir's manifest. */
+int store_manifest_variant(const char *dir, Variant *v, char *err, size_t errlen);
+
+/* Whether the unit file of m is complete on disk. */
+bool store_unit_exists(const char *dir, Material m);
+
+/* Writes the n tables of one unit atomically (temporary file, fsync, rename). */
+int store_write_unit(const char *dir, const Variant *v, DbTable *const *tables, int n, char *err, size_t errlen);
+
+/* Loads the unit containing m (its slices) into s, checking variant, index version, sizes and
+ * checksums. Without `data`, reads only the statistics (wdl and dtw stay NULL). */
+int store_load_unit(const char *dir, Material m, bool data, DbSet *s, char *err, size_t errlen);
+
+#endif

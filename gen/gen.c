@@ -1,0 +1,200 @@
+#include "gen.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "../core/movegen.h"
+#include "../core/notation.h"
+#include "../core/position.h"
+#include "solve.h"
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* The units of `materials`: one entry per canonical unit, in the given (dependency) order. */
+static int units_of(const Material *materials, int n, Material *units)
+{
+    int k = 0;
+    for (int i = 0; i < n; i++) {
+        bool seen = false;
+        for (int j = 0; j < k && !seen; j++)
+            seen = material_equal(units[j], materials[i]) || material_equal(units[j], material_swap(materials[i]));
+        if (!seen)
+            units[k++] = materials[i];
+    }
+    return k;
+}
+
+int gen_run(const Variant *v, int pieces, const char *dir, int threads, const GenProgress *progress, char *err,
+            size_t errlen)
+{
+    int rc = store_manifest(dir, v, true, err, errlen);
+    if (rc != DAMAS_OK)
+        return rc;
+    Material materials[DB_MAX_MATERIALS], units[DB_MAX_MATERIALS];
+    int n = units_of(materials, material_all(pieces, v->rules.board_size, materials), units);
+    DbSet *set = malloc(sizeof *set);
+    if (!set) {
+        snprintf(err, errlen, "out of memory");
+        return DAMAS_ERR_RANGE;
+    }
+    dbset_init(set, v);
+    for (int u = 0; u < n && rc == DAMAS_OK; u++) {
+        char name[DB_NAME_MAX];
+        store_unit_name(units[u], name);
+        double t0 = now();
+        bool skipped = store_unit_exists(dir, units[u]);
+        uint64_t positions = 0;
+        if (skipped) {
+            rc = store_load_unit(dir, units[u], true, set, err, errlen);
+            DbTable *a = dbset_get(set, units[u]), *b = dbset_get(set, material_swap(units[u]));
+            if (rc == DAMAS_OK)
+                positions = a->slice.size + (a == b ? 0 : b->slice.size);
+        } else {
+            DbTable *out[2];
+            int nout = 0;
+            rc = unit_solve(set, units[u], threads, out, &nout, err, errlen);
+            if (rc == DAMAS_OK)
+                rc = store_write_unit(dir, v, out, nout, err, errlen);
+            for (int i = 0; i < nout; i++) {
+                Material m = out[i]->slice.m;
+                positions += out[i]->slice.size;
+                if (rc == DAMAS_OK)
+                    set->t[m.um][m.uk][m.tm][m.tk] = out[i];
+                else
+                    table_free(out[i]);
+            }
+        }
+        if (rc == DAMAS_OK && progress && progress->unit_done)
+            progress->unit_done(progress->ctx, u + 1, n, name, positions, now() - t0, skipped);
+    }
+    dbset_free(set);
+    free(set);
+    return rc;
+}
+
+int gen_load_all(const char *dir, DbSet *s, bool data, int *slices, char *err, size_t errlen)
+{
+    Material materials[DB_MAX_MATERIALS], units[DB_MAX_MATERIALS];
+    int n = units_of(materials, material_all(DB_MAX_PIECES, s->variant.rules.board_size, materials), units);
+    *slices = 0;
+    for (int u = 0; u < n; u++) {
+        if (!store_unit_exists(dir, units[u]))
+            continue;
+        int rc = store_load_unit(dir, units[u], data, s, err, errlen);
+        if (rc != DAMAS_OK)
+            return rc;
+        *slices += material_equal(units[u], material_swap(units[u])) ? 1 : 2;
+    }
+    return DAMAS_OK;
+}
+
+/* Checks one position; on an inconsistency writes why to `why` and returns false. */
+static bool verify_position(const DbSet *s, const DbTable *t, uint64_t i, char *why, size_t len)
+{
+    const Variant *v = &s->variant;
+    Position pos;
+    slice_unrank(&t->slice, i, &pos);
+    MoveList list;
+    movegen_moves(&pos, v, &list);
+    int min_loss = -1, max_win = -1;
+    bool any_draw = false, all_won = true;
+    for (int k = 0; k < list.count; k++) {
+        Position after = pos;
+        Undo u;
+        pos_make(&after, &list.moves[k], &u);
+        uint16_t d;
+        int w = dbset_value(s, &after, &d);
+        if (w < 0) {
+            snprintf(why, len, "a successor's slice is not in the database");
+            return false;
+        }
+        if (w == DB_LOSS && (min_loss < 0 || d < min_loss))
+            min_loss = d;
+        if (w == DB_WIN && d > max_win)
+            max_win = d;
+        any_draw |= w == DB_DRAW;
+        all_won &= w == DB_WIN;
+    }
+    int d = t->dtw[i];
+    switch (t->wdl[i]) {
+    case DB_WIN:
+        if (min_loss < 0)
+            snprintf(why, len, "stored win in %d, but no move reaches a lost position", d);
+        else if (min_loss != d - 1)
+            snprintf(why, len, "stored win in %d, but the shortest win takes %d", d, min_loss + 1);
+        else
+            return true;
+        return false;
+    case DB_LOSS:
+        if (list.count == 0 && d == 0)
+            return true;
+        if (!all_won || list.count == 0)
+            snprintf(why, len, "stored loss in %d, but %s", d, list.count ? "a move avoids losing" : "there are no moves");
+        else if (max_win != d - 1)
+            snprintf(why, len, "stored loss in %d, but the longest defence takes %d", d, max_win + 1);
+        else
+            return true;
+        return false;
+    case DB_DRAW:
+        if (min_loss >= 0)
+            snprintf(why, len, "stored draw, but a move wins in %d", min_loss + 1);
+        else if (!any_draw)
+            snprintf(why, len, "stored draw, but every move loses");
+        else if (d != 0)
+            snprintf(why, len, "stored draw with distance %d", d);
+        else
+            return true;
+        return false;
+    default:
+        snprintf(why, len, "stored value %d is not win, draw or loss", t->wdl[i]);
+        return false;
+    }
+}
+
+int verify_set(const DbSet *s, int threads, VerifyReport *r)
+{
+    r->positions = 0;
+    r->slices = 0;
+    r->ok = true;
+    r->failure[0] = '\0';
+    DbTable *const *all = &s->t[0][0][0][0];
+    size_t n = sizeof s->t / sizeof all[0];
+    for (size_t k = 0; k < n && r->ok; k++) {
+        const DbTable *t = all[k];
+        if (!t)
+            continue;
+        uint64_t first_bad = UINT64_MAX;
+        char why[256] = "";
+#pragma omp parallel for num_threads(threads) schedule(dynamic, 4096)
+        for (uint64_t i = 0; i < t->slice.size; i++) {
+            char local[256];
+            if (i < __atomic_load_n(&first_bad, __ATOMIC_RELAXED) && !verify_position(s, t, i, local, sizeof local)) {
+#pragma omp critical(verify_failure)
+                if (i < first_bad) {
+                    first_bad = i;
+                    memcpy(why, local, sizeof why);
+                }
+            }
+        }
+        r->slices++;
+        r->positions += t->slice.size;
+        if (first_bad != UINT64_MAX) {
+            char name[DB_NAME_MAX], fen[NOTATION_FEN_MAX];
+            Position pos;
+            slice_unrank(&t->slice, first_bad, &pos);
+            notation_fen_write(&s->variant, &pos, NOTATION_NATIVE, fen);
+            material_name(t->slice.m, name);
+            snprintf(r->failure, sizeof r->failure, "slice %s, index %llu, %.200s: %.200s", name,
+                     (unsigned long long)first_bad, fen, why);
+            r->ok = false;
+        }
+    }
+    return DAMAS_OK;
+}
