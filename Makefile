@@ -55,12 +55,14 @@ test: deps
 	$(MAKE) damas $(REL)/damas-tests
 	$(REL)/damas-tests --jobs $(JOBS)
 	bash tests/cli.sh ./damas
+	bash tests/db.sh ./damas 4
 
 # Sanitizer build (address, undefined) of the binary and the tests, and the tests run on it.
 dev: deps
 	$(MAKE) $(DEV)/damas $(DEV)/damas-tests
 	ASAN_OPTIONS=detect_leaks=1 $(DEV)/damas-tests --jobs $(JOBS)
 	bash tests/cli.sh $(DEV)/damas
+	bash tests/db.sh $(DEV)/damas 3
 
 run: deps
 	$(MAKE) damas

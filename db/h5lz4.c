@@ -74,8 +74,9 @@ size_t h5lz4_decode(const void *in, size_t in_len, void *out, size_t out_cap)
     return (size_t)total;
 }
 
-static size_t encode(size_t nbytes, uint32_t block, const unsigned char *in, unsigned char **outp)
+size_t h5lz4_encode(const void *src, size_t nbytes, unsigned block, unsigned char **outp)
 {
+    const unsigned char *in = src;
     if (nbytes == 0 || nbytes > INT32_MAX)
         return 0;
     if (block == 0 || block > nbytes)
@@ -119,7 +120,7 @@ static size_t lz4_filter(unsigned int flags, size_t cd_nelmts, const unsigned in
         }
         *buf_size = total;
     } else {
-        n = encode(nbytes, cd_nelmts > 0 ? cd_values[0] : DEFAULT_BLOCK, *buf, &out);
+        n = h5lz4_encode(*buf, nbytes, cd_nelmts > 0 ? cd_values[0] : DEFAULT_BLOCK, &out);
         if (n == 0)
             return 0;
         *buf_size = n;

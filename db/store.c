@@ -323,6 +323,7 @@ int store_write_unit(const char *dir, const Variant *v, DbTable *const *tables, 
     unit_path(dir, tables[0]->slice.m, "", path);
     unit_path(dir, tables[0]->slice.m, ".tmp", tmp);
     hid_t fcpl = H5Pcreate(H5P_FILE_CREATE);
+    H5Pset_obj_track_times(fcpl, 0);
     hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
     H5Pset_libver_bounds(fapl, H5F_LIBVER_V18, H5F_LIBVER_LATEST);
     hid_t file = H5Fcreate(tmp, H5F_ACC_TRUNC, fcpl, fapl);

@@ -1,0 +1,184 @@
+/* The retrograde solver and the verifier. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../gen/gen.h"
+#include "../gen/solve.h"
+#include "helpers.h"
+
+/* Solves `units` in order into s, in memory. */
+static void solve_units(DbSet *s, const Material *units, int n, int threads)
+{
+    for (int u = 0; u < n; u++) {
+        DbTable *out[2];
+        int nout;
+        char err[256];
+        cr_assert_eq(unit_solve(s, units[u], threads, out, &nout, err, sizeof err), DAMAS_OK, "%s", err);
+        for (int i = 0; i < nout; i++) {
+            Material m = out[i]->slice.m;
+            s->t[m.um][m.uk][m.tm][m.tk] = out[i];
+        }
+    }
+}
+
+static DbSet *new_set(const char *variant)
+{
+    Variant v = test_variant(variant, false);
+    DbSet *s = malloc(sizeof *s);
+    dbset_init(s, &v);
+    return s;
+}
+
+static const Material kings_only[] = {{0, 1, 0, 1}, {0, 2, 0, 1}, {0, 2, 0, 2}, {0, 3, 0, 1}};
+
+Test(gen, american_king_against_king_matches_published_counts)
+{
+    DbSet *s = new_set("american");
+    solve_units(s, kings_only, 1, 2);
+    const DbTable *t = dbset_get(s, (Material){0, 1, 0, 1});
+    cr_assert_eq(t->slice.size, 992);
+    cr_assert_eq(t->wins, 230);
+    cr_assert_eq(t->draws, 654);
+    cr_assert_eq(t->losses, 108);
+    cr_assert_eq(t->max_dtw, 11);
+    dbset_free(s);
+    free(s);
+}
+
+Test(gen, american_two_kings_against_one_matches_published_counts)
+{
+    DbSet *s = new_set("american");
+    solve_units(s, kings_only, 2, 2);
+    const DbTable *t = dbset_get(s, (Material){0, 2, 0, 1});
+    cr_assert_eq(t->slice.size, 14880);
+    cr_assert_eq(t->wins, 14846);
+    cr_assert_eq(t->draws, 34);
+    cr_assert_eq(t->losses, 0);
+    dbset_free(s);
+    free(s);
+}
+
+static void assert_same_tables(const char *a, const char *b)
+{
+    DbSet *x = new_set(a), *y = new_set(b);
+    int n = sizeof kings_only / sizeof kings_only[0];
+    solve_units(x, kings_only, n, 2);
+    solve_units(y, kings_only, n, 2);
+    for (int u = 0; u < n; u++)
+        for (int side = 0; side < 2; side++) {
+            Material m = side ? material_swap(kings_only[u]) : kings_only[u];
+            const DbTable *p = dbset_get(x, m), *q = dbset_get(y, m);
+            cr_assert_eq(p->checksum, q->checksum, "%s and %s differ on %d%d%d%d", a, b, m.um, m.uk, m.tm, m.tk);
+            cr_assert_eq(memcmp(p->wdl, q->wdl, p->slice.size), 0);
+        }
+    dbset_free(x);
+    dbset_free(y);
+    free(x);
+    free(y);
+}
+
+Test(gen, kings_only_tables_of_russian_and_czech_are_equal)
+{
+    assert_same_tables("russian", "czech");
+}
+
+Test(gen, kings_only_tables_of_brazilian_and_spanish_are_equal)
+{
+    assert_same_tables("brazilian", "spanish");
+}
+
+Test(gen, kings_only_tables_differ_between_flying_and_short_kings)
+{
+    DbSet *x = new_set("russian"), *y = new_set("american");
+    solve_units(x, kings_only, 2, 2);
+    solve_units(y, kings_only, 2, 2);
+    cr_assert_neq(dbset_get(x, (Material){0, 2, 0, 1})->checksum, dbset_get(y, (Material){0, 2, 0, 1})->checksum);
+    dbset_free(x);
+    dbset_free(y);
+    free(x);
+    free(y);
+}
+
+Test(gen, solution_does_not_depend_on_thread_count)
+{
+    Material units[DB_MAX_MATERIALS];
+    int n = material_all(3, 8, units);
+    DbSet *a = new_set("russian"), *b = new_set("russian");
+    for (int i = 0; i < n; i++) {
+        Material m = units[i];
+        if (dbset_get(a, m))
+            continue;
+        solve_units(a, &m, 1, 1);
+        solve_units(b, &m, 1, 2);
+        cr_assert_eq(dbset_get(a, m)->checksum, dbset_get(b, m)->checksum);
+    }
+    dbset_free(a);
+    dbset_free(b);
+    free(a);
+    free(b);
+}
+
+static void build_and_verify(const char *variant, bool optional, int pieces)
+{
+    Variant v = test_variant(variant, optional);
+    char dir[] = "/tmp/damas-test-XXXXXX", err[512];
+    cr_assert_not_null(mkdtemp(dir));
+    cr_assert_eq(gen_run(&v, pieces, dir, 2, NULL, err, sizeof err), DAMAS_OK, "%s", err);
+    DbSet *s = malloc(sizeof *s);
+    dbset_init(s, &v);
+    int slices;
+    cr_assert_eq(gen_load_all(dir, s, true, &slices, err, sizeof err), DAMAS_OK, "%s", err);
+    VerifyReport r;
+    verify_set(s, 2, &r);
+    cr_assert(r.ok, "%s: %s", variant, r.failure);
+    cr_assert_gt(r.positions, 0);
+    dbset_free(s);
+    free(s);
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    cr_assert_eq(system(cmd), 0);
+}
+
+Test(gen, every_variant_builds_and_verifies_to_3_pieces)
+{
+    const char *names[] = {"brazilian", "russian", "spanish", "czech", "italian", "american", "international"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        build_and_verify(names[i], false, 3);
+}
+
+Test(gen, optional_capture_databases_build_and_verify)
+{
+    build_and_verify("brazilian", true, 3);
+    build_and_verify("american", true, 3);
+}
+
+Test(gen, verifier_finds_a_wrong_value)
+{
+    DbSet *s = new_set("russian");
+    Material units[DB_MAX_MATERIALS];
+    int n = material_all(3, 8, units);
+    for (int i = 0; i < n; i++)
+        if (!dbset_get(s, units[i]))
+            solve_units(s, &units[i], 1, 2);
+    VerifyReport r;
+    verify_set(s, 2, &r);
+    cr_assert(r.ok, "%s", r.failure);
+    DbTable *t = dbset_get(s, (Material){1, 1, 0, 1});
+    uint64_t i = 0;
+    while (t->wdl[i] != DB_WIN)
+        i++;
+    t->dtw[i] += 2;
+    verify_set(s, 2, &r);
+    /* The first failure is the corrupted position or one of its predecessors in the twin. */
+    cr_assert(!r.ok);
+    cr_assert(strstr(r.failure, "m1k1-m0k1") || strstr(r.failure, "m0k1-m1k1"), "%s", r.failure);
+    t->dtw[i] -= 2;
+    t->wdl[i] = DB_DRAW;
+    verify_set(s, 2, &r);
+    cr_assert(!r.ok && strstr(r.failure, "stored"), "%s", r.failure);
+    dbset_free(s);
+    free(s);
+}
