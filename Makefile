@@ -60,7 +60,7 @@ test: deps
 # Sanitizer build (address, undefined) of the binary and the tests, and the tests run on it.
 dev: deps
 	$(MAKE) $(DEV)/damas $(DEV)/damas-tests
-	ASAN_OPTIONS=detect_leaks=1 $(DEV)/damas-tests --jobs $(JOBS)
+	ASAN_OPTIONS=detect_leaks=1 LSAN_OPTIONS=suppressions=tests/lsan.supp $(DEV)/damas-tests --jobs $(JOBS)
 	bash tests/cli.sh $(DEV)/damas
 	bash tests/db.sh $(DEV)/damas 3
 
