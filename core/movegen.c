@@ -332,7 +332,7 @@ INLINE int count(const Position *pos, const Rules *r, int W, MergeRule merge)
     return list.count + (r->optional_capture ? count_quiet(pos, r, g) : 0);
 }
 
-INLINE int unmoves(const Position *pos, const Rules *r, int W, MoveList *list)
+INLINE int unmoves(const Position *pos, const Rules *r, int W, bool legal_only, MoveList *list)
 {
     int mover = pos->side ^ 1;
     Geo g = geo_make(W, mover);
@@ -358,7 +358,7 @@ INLINE int unmoves(const Position *pos, const Rules *r, int W, MoveList *list)
             }
         }
     }
-    if (r->optional_capture)
+    if (!legal_only || r->optional_capture)
         return list->count;
     int kept = 0;
     for (int i = 0; i < list->count; i++) {
@@ -373,13 +373,14 @@ INLINE int unmoves(const Position *pos, const Rules *r, int W, MoveList *list)
 void movegen_unmake(const Position *pos, const Move *m, Position *before)
 {
     int mover = pos->side ^ 1;
+    bool king = (pos->kings >> m->to) & 1;
     Bitboard both = (1ull << m->from) | (1ull << m->to);
     *before = *pos;
     before->pieces[mover] ^= both;
-    if ((pos->kings >> m->to) & 1)
+    if (king)
         before->kings ^= both;
     before->side = mover;
-    before->hash = pos_hash(before);
+    before->hash ^= pos_piece_key(mover, king, m->from) ^ pos_piece_key(mover, king, m->to) ^ pos_side_key();
 }
 
 /* The only per-board specialisation: the compiler folds W into every shift. */
@@ -400,9 +401,9 @@ int movegen_count(const Position *pos, const Variant *v, MergeRule merge)
     return BY_BOARD(v, count(pos, &v->rules, 4, merge), count(pos, &v->rules, 5, merge));
 }
 
-int movegen_unmoves(const Position *pos, const Variant *v, MoveList *list)
+int movegen_unmoves(const Position *pos, const Variant *v, bool legal_only, MoveList *list)
 {
-    return BY_BOARD(v, unmoves(pos, &v->rules, 4, list), unmoves(pos, &v->rules, 5, list));
+    return BY_BOARD(v, unmoves(pos, &v->rules, 4, legal_only, list), unmoves(pos, &v->rules, 5, legal_only, list));
 }
 
 bool movegen_has_capture(const Position *pos, const Variant *v)

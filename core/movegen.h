@@ -43,10 +43,12 @@ int movegen_capture_path(const Position *pos, const Variant *v, const Move *m, c
                          bool exact, int *path, int max);
 
 /* The quiet, non-promoting moves by which the side that just moved (not pos->side) can
- * have reached pos, as moves from the earlier square to the present one; predecessors in
- * which that side had a capture are left out (captures are mandatory), unless the rules
- * have optional capture. For retrograde analysis. Thread-safe. */
-int movegen_unmoves(const Position *pos, const Variant *v, MoveList *list);
+ * have reached pos, as moves from the earlier square to the present one. With `legal_only`,
+ * predecessors in which that side had a capture are left out (captures are mandatory)
+ * unless the rules have optional capture; without it the caller must discard them itself
+ * (a retrograde solver that has already decided every capture position does so for free).
+ * Thread-safe. */
+int movegen_unmoves(const Position *pos, const Variant *v, bool legal_only, MoveList *list);
 
 /* The position before un-move m of movegen_unmoves (pos with the move taken back). */
 void movegen_unmake(const Position *pos, const Move *m, Position *before);

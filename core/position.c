@@ -25,6 +25,16 @@ __attribute__((constructor)) static void zobrist_init(void)
     zobrist_black = splitmix64(&state);
 }
 
+uint64_t pos_piece_key(int colour, bool king, int sq)
+{
+    return zobrist[colour][king][sq];
+}
+
+uint64_t pos_side_key(void)
+{
+    return zobrist_black;
+}
+
 uint64_t pos_hash(const Position *pos)
 {
     uint64_t h = pos->side == BLACK ? zobrist_black : 0;

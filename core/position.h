@@ -43,6 +43,11 @@ void pos_put(Position *pos, int colour, int sq, bool king);
 void pos_make(Position *pos, const Move *m, Undo *undo);
 void pos_undo(Position *pos, const Move *m, const Undo *undo);
 
+/* The Zobrist key of one piece, and of Black to move: pos->hash is the xor of the keys of
+ * its pieces, and of the side key when Black is to move. */
+uint64_t pos_piece_key(int colour, bool king, int sq);
+uint64_t pos_side_key(void);
+
 /* The hash computed from scratch (pos->hash is kept up to date incrementally). */
 uint64_t pos_hash(const Position *pos);
 

@@ -6,6 +6,9 @@
 #include "../core/position.h"
 
 static uint64_t binom[64][64];
+/* by_k[k][x] = C(x, k), padded past x = 63 with values larger than any rank, so that the
+ * unranking search needs no bounds test. */
+static uint64_t by_k[DB_MAX_PIECES + 1][128];
 
 __attribute__((constructor)) static void binom_init(void)
 {
@@ -14,6 +17,9 @@ __attribute__((constructor)) static void binom_init(void)
         for (int k = 1; k <= n; k++)
             binom[n][k] = binom[n - 1][k - 1] + (k <= n - 1 ? binom[n - 1][k] : 0);
     }
+    for (int k = 0; k <= DB_MAX_PIECES; k++)
+        for (int x = 0; x < 128; x++)
+            by_k[k][x] = x < 64 ? binom[x][k] : UINT64_MAX;
 }
 
 static uint64_t C(int n, int k)
@@ -59,41 +65,38 @@ bool material_parse(const char *name, Material *m)
     return true;
 }
 
-/* Zones, in square numbers 0..N-1: row 0 = [0, W), middle = [W, N-W), last row = [N-W, N). */
-typedef struct {
-    int N, W, B;
-    uint64_t kings;   /* placements of the kings on the squares the men leave */
-} Geometry;
-
-static Geometry geometry(const Slice *s)
-{
-    Geometry g;
-    g.N = s->size8 * s->size8 / 2;
-    g.W = s->size8 / 2;
-    g.B = g.N - 2 * g.W;
-    int free = g.N - s->m.um - s->m.tm;
-    g.kings = C(free, s->m.uk) * C(free - s->m.uk, s->m.tk);
-    return g;
-}
-
 bool slice_init(Slice *s, Material m, int board_size)
 {
     s->m = m;
     s->size8 = board_size;
-    if (m.um < 0 || m.uk < 0 || m.tm < 0 || m.tk < 0 || material_pieces(m) > DB_MAX_PIECES)
+    s->size = 0;
+    s->nblocks = 0;
+    if (m.um < 0 || m.uk < 0 || m.tm < 0 || m.tk < 0 || material_pieces(m) > DB_MAX_PIECES ||
+        (board_size != 8 && board_size != 10))
         return false;
-    Geometry g = geometry(s);
-    uint64_t total = 0;
-    for (int a = 0; a <= 10; a++)
-        for (int c = 0; c <= 10; c++) {
-            s->block[a][c] = total;
+    s->N = board_size * board_size / 2;
+    s->W = board_size / 2;
+    s->B = s->N - 2 * s->W;
+    s->free = s->N - m.um - m.tm;
+    s->kings_uk = C(s->free, m.uk);
+    s->kings_tk = C(s->free - m.uk, m.tk);
+    /* Zones, in square numbers 0..N-1: row 0 = [0, W), middle = [W, N-W), last row = [N-W, N). */
+    for (int a = 0; a <= m.tm && a <= s->W; a++)
+        for (int c = 0; c <= m.um && c <= s->W; c++) {
             int bu = m.um - c, bt = m.tm - a;
-            if (a > m.tm || c > m.um || a > g.W || c > g.W || bu > g.B || bt > g.B - bu)
+            uint64_t n = C(s->W, a) * C(s->W, c) * C(s->B, bu) * C(s->B - bu, bt) * s->kings_uk * s->kings_tk;
+            if (n == 0)
                 continue;
-            total += C(g.W, a) * C(g.W, c) * C(g.B, bu) * C(g.B - bu, bt) * g.kings;
+            SliceBlock *blk = &s->blocks[s->nblocks++];
+            *blk = (SliceBlock){.a = a, .c = c, .start = s->size};
+            uint64_t radix[SLICE_DIGITS] = {s->kings_tk, s->kings_uk, C(s->B - bu, bt), C(s->B, bu), C(s->W, c)};
+            for (int d = 0; d < SLICE_DIGITS; d++) {
+                blk->radix[d] = radix[d];
+                blk->magic[d] = radix[d] == 1 ? 0 : UINT64_MAX / radix[d] + 1;
+            }
+            s->size += n;
         }
-    s->size = total;
-    return total > 0;
+    return s->size > 0;
 }
 
 /* Colex rank of the set bits of `set` (positions 0..63). */
@@ -105,124 +108,105 @@ static uint64_t rank_set(uint64_t set)
     return r;
 }
 
-/* The k-element set of colex rank r. */
-static uint64_t unrank_set(uint64_t r, int k, int n)
+/* The k-element set (k <= DB_MAX_PIECES) of colex rank r. */
+static uint64_t unrank_set(uint64_t r, int k)
 {
     uint64_t set = 0;
     for (int i = k; i >= 1; i--) {
-        int x = n - 1;
-        while (C(x, i) > r)
-            x--;
-        r -= C(x, i);
+        /* The largest x with C(x, i) <= r, by a branch-free binary search. */
+        const uint64_t *c = by_k[i];
+        int x = i - 1;
+        for (int step = 32; step; step >>= 1)
+            x = c[x + step] <= r ? x + step : x;
+        r -= c[x];
         set |= 1ull << x;
-        n = x;
     }
     return set;
 }
 
-/* The set `sub` of positions, renumbered among the positions not in `taken`. */
-static uint64_t compress(uint64_t sub, uint64_t taken)
+/* The bits of x at the positions set in mask, packed to the bottom (pext), and back (pdep). */
+static inline uint64_t gather(uint64_t x, uint64_t mask)
 {
+#ifdef __BMI2__
+    return __builtin_ia32_pext_di(x, mask);
+#else
     uint64_t out = 0;
-    for (; sub; sub &= sub - 1) {
-        int x = __builtin_ctzll(sub);
-        out |= 1ull << (x - __builtin_popcountll(taken & ((1ull << x) - 1)));
-    }
+    for (uint64_t bit = 1; mask; mask &= mask - 1, bit <<= 1)
+        if (x & mask & -mask)
+            out |= bit;
     return out;
+#endif
 }
 
-/* Inverse of compress: the j-th position not in `taken` for each bit j of sub. */
-static uint64_t expand(uint64_t sub, uint64_t taken)
+static inline uint64_t scatter(uint64_t x, uint64_t mask)
 {
+#ifdef __BMI2__
+    return __builtin_ia32_pdep_di(x, mask);
+#else
     uint64_t out = 0;
-    for (int x = 0; sub; x++) {
-        if ((taken >> x) & 1)
-            continue;
-        if (sub & 1)
-            out |= 1ull << x;
-        sub >>= 1;
-    }
+    for (uint64_t bit = 1; mask; mask &= mask - 1, bit <<= 1)
+        if (x & bit)
+            out |= mask & -mask;
     return out;
-}
-
-/* A bitboard as a set of square numbers 0..N-1, and back. */
-static uint64_t to_squares(const Board *b, Bitboard set)
-{
-    uint64_t out = 0;
-    for (; set; set &= set - 1)
-        out |= 1ull << b->bit_square[__builtin_ctzll(set)];
-    return out;
-}
-
-static Bitboard to_bits(const Board *b, uint64_t squares)
-{
-    Bitboard out = 0;
-    for (; squares; squares &= squares - 1)
-        out |= 1ull << b->square_bit[__builtin_ctzll(squares)];
-    return out;
+#endif
 }
 
 uint64_t slice_rank(const Slice *s, const Position *pos)
 {
     const Board *b = board_get(s->size8);
-    Geometry g = geometry(s);
-    uint64_t row0 = (1ull << g.W) - 1, last = row0 << (g.N - g.W), mid = ((1ull << g.N) - 1) & ~row0 & ~last;
-    uint64_t um = to_squares(b, pos_men(pos, WHITE)), tm = to_squares(b, pos_men(pos, BLACK));
-    uint64_t uk = to_squares(b, pos_kings(pos, WHITE)), tk = to_squares(b, pos_kings(pos, BLACK));
-    uint64_t ta = tm & row0, uc = um & last, umid = (um & mid) >> g.W, tmid = (tm & mid) >> g.W;
+    uint64_t all = (1ull << s->N) - 1, row0 = (1ull << s->W) - 1, last = row0 << (s->N - s->W);
+    uint64_t mid = all & ~row0 & ~last;
+    /* Squares are the board's bits in order, so gathering by b->all numbers them 0..N-1. */
+    uint64_t um = gather(pos_men(pos, WHITE), b->all), tm = gather(pos_men(pos, BLACK), b->all);
+    uint64_t uk = gather(pos_kings(pos, WHITE), b->all), tk = gather(pos_kings(pos, BLACK), b->all);
+    uint64_t ta = tm & row0, uc = um & last, umid = (um & mid) >> s->W, tmid = (tm & mid) >> s->W;
     int a = __builtin_popcountll(ta), c = __builtin_popcountll(uc);
     int bu = s->m.um - c, bt = s->m.tm - a;
     uint64_t men = um | tm;
     uint64_t i = rank_set(ta);
-    i = i * C(g.W, c) + rank_set(uc >> (g.N - g.W));
-    i = i * C(g.B, bu) + rank_set(umid);
-    i = i * C(g.B - bu, bt) + rank_set(compress(tmid, umid));
-    int free = g.N - s->m.um - s->m.tm;
-    i = i * C(free, s->m.uk) + rank_set(compress(uk, men));
-    i = i * C(free - s->m.uk, s->m.tk) + rank_set(compress(tk, men | uk));
-    return s->block[a][c] + i;
+    i = i * C(s->W, c) + rank_set(uc >> (s->N - s->W));
+    i = i * C(s->B, bu) + rank_set(umid);
+    i = i * C(s->B - bu, bt) + rank_set(gather(tmid, ~umid));
+    i = i * s->kings_uk + rank_set(gather(uk, ~men));
+    i = i * s->kings_tk + rank_set(gather(tk, ~(men | uk)));
+    int k = s->nblocks - 1;
+    while (s->blocks[k].a != a || s->blocks[k].c != c)
+        k--;
+    return s->blocks[k].start + i;
 }
 
 void slice_unrank(const Slice *s, uint64_t index, Position *pos)
 {
     const Board *b = board_get(s->size8);
-    Geometry g = geometry(s);
-    int a = 0, c = 0;
-    /* The block is the last (a, c), in index order, whose start is <= index and that is not empty. */
-    for (int aa = 0; aa <= s->m.tm && aa <= g.W; aa++)
-        for (int cc = 0; cc <= s->m.um && cc <= g.W; cc++) {
-            uint64_t next = cc < 10 ? s->block[aa][cc + 1] : s->block[aa + 1][0];
-            if (s->block[aa][cc] <= index && index < next) {
-                a = aa;
-                c = cc;
-            }
-        }
+    int k = s->nblocks - 1;
+    while (s->blocks[k].start > index)
+        k--;
+    int a = s->blocks[k].a, c = s->blocks[k].c;
     int bu = s->m.um - c, bt = s->m.tm - a;
-    int free = g.N - s->m.um - s->m.tm;
-    uint64_t i = index - s->block[a][c];
-    uint64_t r_tk = i % C(free - s->m.uk, s->m.tk);
-    i /= C(free - s->m.uk, s->m.tk);
-    uint64_t r_uk = i % C(free, s->m.uk);
-    i /= C(free, s->m.uk);
-    uint64_t r_tmid = i % C(g.B - bu, bt);
-    i /= C(g.B - bu, bt);
-    uint64_t r_umid = i % C(g.B, bu);
-    i /= C(g.B, bu);
-    uint64_t r_uc = i % C(g.W, c);
-    uint64_t r_ta = i / C(g.W, c);
+    const SliceBlock *blk = &s->blocks[k];
+    uint64_t i = index - blk->start, digit[SLICE_DIGITS + 1];
+    for (int d = 0; d < SLICE_DIGITS; d++) {
+        /* i / radix as a multiply: exact because i * radix < 2^64 for every slice. */
+        uint64_t q = blk->magic[d] ? (uint64_t)(((unsigned __int128)i * blk->magic[d]) >> 64) : i;
+        digit[d] = i - q * blk->radix[d];
+        i = q;
+    }
+    digit[SLICE_DIGITS] = i;
+    uint64_t r_tk = digit[0], r_uk = digit[1], r_tmid = digit[2], r_umid = digit[3], r_uc = digit[4];
+    uint64_t r_ta = digit[5];
 
-    uint64_t ta = unrank_set(r_ta, a, g.W);
-    uint64_t uc = unrank_set(r_uc, c, g.W) << (g.N - g.W);
-    uint64_t umid = unrank_set(r_umid, bu, g.B);
-    uint64_t tmid = expand(unrank_set(r_tmid, bt, g.B - bu), umid);
-    uint64_t um = uc | (umid << g.W), tm = ta | (tmid << g.W);
+    uint64_t ta = unrank_set(r_ta, a);
+    uint64_t uc = unrank_set(r_uc, c) << (s->N - s->W);
+    uint64_t umid = unrank_set(r_umid, bu);
+    uint64_t tmid = scatter(unrank_set(r_tmid, bt), ~umid);
+    uint64_t um = uc | (umid << s->W), tm = ta | (tmid << s->W);
     uint64_t men = um | tm;
-    uint64_t uk = expand(unrank_set(r_uk, s->m.uk, free), men);
-    uint64_t tk = expand(unrank_set(r_tk, s->m.tk, free - s->m.uk), men | uk);
+    uint64_t uk = scatter(unrank_set(r_uk, s->m.uk), ~men);
+    uint64_t tk = scatter(unrank_set(r_tk, s->m.tk), ~(men | uk));
 
-    pos->pieces[WHITE] = to_bits(b, um | uk);
-    pos->pieces[BLACK] = to_bits(b, tm | tk);
-    pos->kings = to_bits(b, uk | tk);
+    pos->pieces[WHITE] = scatter(um | uk, b->all);
+    pos->pieces[BLACK] = scatter(tm | tk, b->all);
+    pos->kings = scatter(uk | tk, b->all);
     pos->side = WHITE;
     pos->hash = pos_hash(pos);
 }

@@ -19,11 +19,26 @@ typedef struct {
     int8_t um, uk, tm, tk;   /* our men, our kings, their men, their kings */
 } Material;
 
+/* Mixed-radix digits of an index inside a block, least significant first: their kings, our
+ * kings, their men in the middle, our men in the middle, our men on the last row (the rest is
+ * their men on row 0). */
+enum { SLICE_DIGITS = 5 };
+
+typedef struct {
+    int a, c;                /* their men on row 0, our men on the last row */
+    uint64_t start;          /* index of the block's first position */
+    uint64_t radix[SLICE_DIGITS];
+    uint64_t magic[SLICE_DIGITS]; /* ceil(2^64 / radix), 0 for radix 1: division by multiply */
+} SliceBlock;
+
 typedef struct {
     Material m;
     int size8;               /* board size: 8 or 10 */
     uint64_t size;           /* positions in the slice */
-    uint64_t block[11][11];  /* first index of block (a, c) */
+    int N, W, B, free;       /* squares; per row; in the middle rows; left by the men */
+    uint64_t kings_uk, kings_tk; /* placements of our kings, then of theirs */
+    int nblocks;
+    SliceBlock blocks[36];   /* the non-empty blocks in index order */
 } Slice;
 
 /* Builds slice m on board `board_size`; false if the material cannot stand on the board. */

@@ -24,22 +24,40 @@ static const char manifest_name[] = "damas-db.txt";
 
 /* ---- tables and sets ---- */
 
+/* Hashes n bytes, eight at a time as little-endian words (the tail zero-padded). */
+static uint64_t hash_bytes(uint64_t h, const unsigned char *p, uint64_t n)
+{
+    for (uint64_t i = 0; i < n; i += 8) {
+        uint64_t w = 0;
+        for (uint64_t k = 0; k < 8 && i + k < n; k++)
+            w |= (uint64_t)p[i + k] << (8 * k);
+        h = (h ^ w) * 0x9E3779B97F4A7C15ull;
+        h ^= h >> 32;
+    }
+    return h;
+}
+
 void table_stats(DbTable *t)
 {
-    uint64_t h = 0xcbf29ce484222325ull;
-    t->wins = t->draws = t->losses = 0;
-    t->max_dtw = 0;
+    uint64_t count[4] = {0, 0, 0, 0};
+    int max = 0;
     for (uint64_t i = 0; i < t->slice.size; i++) {
-        h = (h ^ t->wdl[i]) * 0x100000001b3ull;
-        t->wins += t->wdl[i] == DB_WIN;
-        t->draws += t->wdl[i] == DB_DRAW;
-        t->losses += t->wdl[i] == DB_LOSS;
-        if (t->wdl[i] == DB_WIN && t->dtw[i] > t->max_dtw)
-            t->max_dtw = t->dtw[i];
+        count[t->wdl[i] & 3]++;
+        int d = t->wdl[i] == DB_WIN ? t->dtw[i] : 0;
+        max = d > max ? d : max;
     }
-    for (uint64_t i = 0; i < t->slice.size; i++) {
-        h = (h ^ (t->dtw[i] & 0xff)) * 0x100000001b3ull;
-        h = (h ^ (t->dtw[i] >> 8)) * 0x100000001b3ull;
+    t->losses = count[DB_LOSS];
+    t->draws = count[DB_DRAW];
+    t->wins = count[DB_WIN];
+    t->max_dtw = max;
+    uint64_t h = hash_bytes(0xcbf29ce484222325ull, t->wdl, t->slice.size);
+    /* The dtw values as little-endian bytes, eight bytes (four values) a word. */
+    for (uint64_t i = 0; i < t->slice.size; i += 4) {
+        uint64_t w = 0;
+        for (uint64_t k = 0; k < 4 && i + k < t->slice.size; k++)
+            w |= (uint64_t)t->dtw[i + k] << (16 * k);
+        h = (h ^ w) * 0x9E3779B97F4A7C15ull;
+        h ^= h >> 32;
     }
     t->checksum = h;
 }

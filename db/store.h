@@ -18,7 +18,7 @@ typedef struct {
     uint16_t *dtw;         /* plies to the end of the game with best play; 0 for draws */
     uint64_t wins, draws, losses;
     int max_dtw;           /* the longest win */
-    uint64_t checksum;     /* FNV-1a 64 of the wdl bytes, then the dtw values as little-endian u16 */
+    uint64_t checksum;     /* of the raw values: docs/FORMAT.md */
     uint64_t bytes;        /* bytes on disk of the two datasets (0 if not stored) */
 } DbTable;
 

@@ -198,7 +198,9 @@ static void propagate(Solver *s, uint64_t item, int level)
     int pp = part_of(s, material_swap(t->slice.m));
     DbTable *pt = s->t[pp];
     MoveList un;
-    movegen_unmoves(&after, s->v, &un);
+    /* Predecessors that had a capture were decided at initialisation (they have no move
+     * inside the unit), so the tests on their state below skip them. */
+    movegen_unmoves(&after, s->v, false, &un);
     for (int k = 0; k < un.count; k++) {
         Position before;
         movegen_unmake(&after, &un.moves[k], &before);
