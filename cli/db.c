@@ -1,5 +1,6 @@
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/resource.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -90,9 +91,11 @@ int cmd_gen(int argc, char **argv)
     if (gen_run(&v, (int)pieces, out, (int)threads, &progress, err, sizeof err) != DAMAS_OK)
         return cli_error(CLI_FAIL, "%s", err);
     double secs = cli_now() - log.start;
-    fprintf(stderr, "done: %s, up to %llu pieces, %llu positions in %.1f s (%.2f M positions/s) in %s\n", v.name,
-            (unsigned long long)pieces, (unsigned long long)log.positions, secs,
-            secs > 0 ? (double)log.positions / secs / 1e6 : 0, out);
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    fprintf(stderr, "done: %s, up to %llu pieces, %llu positions in %.1f s (%.2f M positions/s), peak memory %.0f MiB, in %s\n",
+            v.name, (unsigned long long)pieces, (unsigned long long)log.positions, secs,
+            secs > 0 ? (double)log.positions / secs / 1e6 : 0, (double)ru.ru_maxrss / 1024, out);
     return CLI_OK;
 }
 
