@@ -174,6 +174,21 @@ int store_manifest_variant(const char *dir, Variant *v, char *err, size_t errlen
     return variant_lookup(variant, optional, v, err, errlen);
 }
 
+/* mkdir -p */
+static int make_dirs(const char *dir)
+{
+    char path[PATH_LEN];
+    snprintf(path, sizeof path, "%s", dir);
+    for (char *p = path + 1; *p; p++)
+        if (*p == '/') {
+            *p = '\0';
+            if (mkdir(path, 0777) != 0 && errno != EEXIST)
+                return -1;
+            *p = '/';
+        }
+    return mkdir(path, 0777) != 0 && errno != EEXIST ? -1 : 0;
+}
+
 int store_manifest(const char *dir, const Variant *v, bool create, char *err, size_t errlen)
 {
     char variant[64], rules[VARIANT_RULES_MAX], want[VARIANT_RULES_MAX];
@@ -192,7 +207,7 @@ int store_manifest(const char *dir, const Variant *v, bool create, char *err, si
         return rc;
     if (!create)
         FAIL(DAMAS_ERR_UNKNOWN, "%s is not a damas database (no %s)", dir, manifest_name);
-    if (mkdir(dir, 0777) != 0 && errno != EEXIST)
+    if (make_dirs(dir) != 0)
         FAIL(DAMAS_ERR_RANGE, "cannot create %s: %s", dir, strerror(errno));
     char path[PATH_LEN], tmp[PATH_LEN + 8];
     snprintf(path, sizeof path, "%s/%s", dir, manifest_name);

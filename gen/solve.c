@@ -11,6 +11,10 @@
 
 enum { UNKNOWN = 3 };
 
+/* While a position is undecided its dtw slot summarises its exits: the longest loss through
+ * one, and this bit if an exit draws or wins (then it can never be lost). */
+enum { EXIT_SAVES = 0x8000 };
+
 #define ITEM(part, cand, index) ((uint64_t)(part) << 63 | (uint64_t)(cand) << 62 | (index))
 #define ITEM_PART(x) ((int)((x) >> 63))
 #define ITEM_CAND(x) ((int)((x) >> 62) & 1)
@@ -154,6 +158,8 @@ static void init_position(Solver *s, int part, uint64_t i)
     } else {
         t->wdl[i] = UNKNOWN;
         s->count[part][i] = (uint8_t)e.inside;
+        bool saves = e.draw || e.best_win != INT_MAX;
+        t->dtw[i] = (uint16_t)((saves ? EXIT_SAVES : 0) | (e.max_loss > 0 ? e.max_loss : 0));
         if (e.best_win != INT_MAX)
             pend(s, e.best_win, ITEM(part, 1, i));
     }
@@ -164,16 +170,10 @@ static void init_position(Solver *s, int part, uint64_t i)
 static void all_successors_won(Solver *s, int part, uint64_t i, int level)
 {
     DbTable *t = s->t[part];
-    Position pos;
-    Exits e;
-    slice_unrank(&t->slice, i, &pos);
-    if (!exits_of(s, &pos, &e)) {
-        s->failed = true;
+    int exits = t->dtw[i];
+    if (exits & EXIT_SAVES)
         return;
-    }
-    if (e.best_win != INT_MAX || e.draw)
-        return;
-    int d = e.max_loss > level ? e.max_loss : level;
+    int d = exits > level ? exits : level;
     t->dtw[i] = (uint16_t)d;
     __atomic_store_n(&t->wdl[i], DB_LOSS, __ATOMIC_RELAXED);
     pend(s, d, ITEM(part, 0, i));
