@@ -70,8 +70,8 @@ int cmd_gen(int argc, char **argv)
             if (!cli_uint(value, DB_MAX_PIECES, &pieces) || pieces < 2)
                 return cli_error(CLI_USAGE, "--pieces must be a number from 2 to %d, not '%s'", DB_MAX_PIECES, value);
         } else if ((value = cli_option(argc, argv, &i, "--threads"))) {
-            if (!cli_uint(value, 1024, &threads) || threads < 1)
-                return cli_error(CLI_USAGE, "--threads must be a number from 1 to 1024, not '%s'", value);
+            if (!cli_threads(value, &threads))
+                return CLI_USAGE;
         } else if (!strcmp(argv[i], "--optional-capture")) {
             optional = true;
         } else {
@@ -104,10 +104,6 @@ static bool open_db(const char *dir, const char *variant, bool optional, bool da
 {
     char err[1024];
     Variant recorded, wanted;
-    if (!dir) {
-        cli_error(CLI_USAGE, "--db DIR is required");
-        return false;
-    }
     if (store_manifest_variant(dir, &recorded, err, sizeof err) != DAMAS_OK) {
         cli_error(CLI_FAIL, "%s", err);
         return false;
@@ -143,14 +139,16 @@ int cmd_verify(int argc, char **argv)
         } else if ((value = cli_option(argc, argv, &i, "--db"))) {
             dir = value;
         } else if ((value = cli_option(argc, argv, &i, "--threads"))) {
-            if (!cli_uint(value, 1024, &threads) || threads < 1)
-                return cli_error(CLI_USAGE, "--threads must be a number from 1 to 1024, not '%s'", value);
+            if (!cli_threads(value, &threads))
+                return CLI_USAGE;
         } else if (!strcmp(argv[i], "--optional-capture")) {
             optional = true;
         } else {
             return cli_error(CLI_USAGE, "unexpected argument '%s' (see damas verify --help)", argv[i]);
         }
     }
+    if (!dir)
+        return cli_error(CLI_USAGE, "--db DIR is required (see damas verify --help)");
     DbSet *set = malloc(sizeof *set);
     int slices = 0;
     if (!set || !open_db(dir, variant, optional, true, set, &slices)) {
@@ -185,6 +183,8 @@ int cmd_info(int argc, char **argv)
             return cli_error(CLI_USAGE, "unexpected argument '%s' (see damas info --help)", argv[i]);
         }
     }
+    if (!dir)
+        return cli_error(CLI_USAGE, "--db DIR is required (see damas info --help)");
     DbSet *set = malloc(sizeof *set);
     int slices = 0;
     if (!set || !open_db(dir, NULL, false, false, set, &slices)) {

@@ -62,6 +62,14 @@ bool cli_uint(const char *text, uint64_t max, uint64_t *out)
     return true;
 }
 
+bool cli_threads(const char *text, uint64_t *threads)
+{
+    if (cli_uint(text, 1024, threads) && *threads >= 1)
+        return true;
+    cli_error(CLI_USAGE, "--threads must be a number from 1 to 1024, not '%s'", text);
+    return false;
+}
+
 bool cli_variant(const char *name, bool optional_capture, Variant *out)
 {
     char err[256];

@@ -5,15 +5,9 @@
 #include <string.h>
 
 #include "board.h"
+#include "error.h"
 #include "movegen.h"
 #include "variant.h"
-
-#define FAIL(code, ...)                                                                            \
-    do {                                                                                           \
-        if (err)                                                                                   \
-            snprintf(err, errlen, __VA_ARGS__);                                                    \
-        return (code);                                                                             \
-    } while (0)
 
 /* Italian and Spanish put a light square at a1: their board is ours mirrored left-right. */
 static bool mirrored(const Variant *v)

@@ -9,15 +9,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../core/error.h"
 #include "../core/position.h"
 #include "h5lz4.h"
-
-#define FAIL(code, ...)                                                                            \
-    do {                                                                                           \
-        if (err)                                                                                   \
-            snprintf(err, errlen, __VA_ARGS__);                                                    \
-        return (code);                                                                             \
-    } while (0)
 
 enum { WDL_CHUNK = 1 << 16, DTW_CHUNK = 1 << 15, PATH_LEN = 4096 };
 static const char manifest_name[] = "damas-db.txt";

@@ -7,20 +7,7 @@ damas=$(realpath "${1:-./damas}")
 pieces=${2:-4}
 work=$(mktemp -d /tmp/damas-db-test.XXXXXX)
 trap 'rm -rf "$work"' EXIT
-passed=0 failed=0
-ok() { passed=$((passed + 1)); }
-fail() { failed=$((failed + 1)); echo "FAIL $*"; }
-
-# check NAME WANT_EXIT WANT_TEXT -- COMMAND...
-check() {
-  local name=$1 want_rc=$2 want_text=$3
-  shift 4
-  local out rc
-  out=$("$@" 2>&1 </dev/null)
-  rc=$?
-  if [ "$rc" -eq "$want_rc" ] && grep -qF -- "$want_text" <<<"$out"; then ok; else
-    fail "$name: exit $rc (want $want_rc), output: $(head -c 600 <<<"$out")"; fi
-}
+source "$(dirname "$0")/lib.sh"
 
 sums() { (cd "$1" && sha256sum ./*.h5 | sort -k2); }
 
@@ -80,5 +67,4 @@ plugins=$(dirname "$(dpkg -L hdf5-filter-plugin 2>/dev/null | grep -m1 'libh5lz4
 check h5dump_reads_lz4 0 "(0): 1, 1, 1, 1, 2, 2, 2, 1" -- \
   env HDF5_PLUGIN_PATH="$plugins" h5dump -d /m0k1-m0k1/wdl "$work/american/m0k1-m0k1.h5"
 
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+finish
