@@ -201,10 +201,19 @@ static void propagate(Solver *s, uint64_t item, int level)
     /* Predecessors that had a capture were decided at initialisation (they have no move
      * inside the unit), so the tests on their state below skip them. */
     movegen_unmoves(&after, s->v, false, &un);
+    /* All predecessors' indices first, prefetching their entries: in a unit larger than the
+     * caches every update is a random access, and this overlaps the misses. */
+    uint64_t idx[MOVELIST_MAX];
     for (int k = 0; k < un.count; k++) {
         Position before;
         movegen_unmake(&after, &un.moves[k], &before);
-        uint64_t j = slice_rank(&pt->slice, &before);
+        idx[k] = slice_rank(&pt->slice, &before);
+        __builtin_prefetch(&pt->wdl[idx[k]], 1);
+        if (!lost)
+            __builtin_prefetch(&s->count[pp][idx[k]], 1);
+    }
+    for (int k = 0; k < un.count; k++) {
+        uint64_t j = idx[k];
         if (lost) {
             uint8_t unknown = UNKNOWN;
             if (__atomic_compare_exchange_n(&pt->wdl[j], &unknown, DB_WIN, false, __ATOMIC_RELAXED,
