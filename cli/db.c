@@ -31,19 +31,26 @@ typedef struct {
     bool tty;
     double start;
     uint64_t positions;
+    uint64_t solved;     /* positions solved (not loaded) */
+    double solving;      /* seconds spent solving them */
 } GenLog;
 
-static void gen_unit_done(void *ctx, int done, int total, const char *name, uint64_t positions, double secs,
-                          bool skipped)
+static void gen_unit_done(void *ctx, const GenUnitReport *r)
 {
     GenLog *log = ctx;
-    log->positions += positions;
+    log->positions += r->positions;
+    if (!r->skipped) {
+        log->solved += r->positions;
+        log->solving += r->seconds;
+    }
     double elapsed = cli_now() - log->start;
-    double eta = done < total ? elapsed / done * (total - done) : 0;
+    /* Time left from the solving rate so far: units grow, so counting units misleads. */
+    double rate = log->solving > 0 ? (double)log->solved / log->solving : 0;
+    double left = rate > 0 ? (double)(r->positions_total - r->positions_done) / rate : 0;
     fprintf(stderr, "%s[%3d/%3d] %-12s %12llu positions %8.2f s %7.2f M pos/s  %s  elapsed %.0f s, left ~%.0f s%s",
-            log->tty ? "\r" : "", done, total, name, (unsigned long long)positions, secs,
-            secs > 0 ? (double)positions / secs / 1e6 : 0, skipped ? "on disk" : "solved ", elapsed, eta,
-            log->tty && done < total ? "  " : "\n");
+            log->tty ? "\r" : "", r->done, r->total, r->name, (unsigned long long)r->positions, r->seconds,
+            r->seconds > 0 ? (double)r->positions / r->seconds / 1e6 : 0, r->skipped ? "on disk" : "solved ",
+            elapsed, left, log->tty && r->done < r->total ? "  " : "\n");
     fflush(stderr);
 }
 
@@ -85,7 +92,7 @@ int cmd_gen(int argc, char **argv)
         return cli_error(CLI_USAGE, "--pieces is required (see damas gen --help)");
     if (!out)
         return cli_error(CLI_USAGE, "--out DIR is required (see damas gen --help)");
-    GenLog log = {isatty(2), cli_now(), 0};
+    GenLog log = {isatty(2), cli_now(), 0, 0, 0};
     GenProgress progress = {gen_unit_done, &log};
     char err[1024];
     if (gen_run(&v, (int)pieces, out, (int)threads, &progress, err, sizeof err) != DAMAS_OK)

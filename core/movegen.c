@@ -12,7 +12,6 @@
 /* Geometry and side-dependent sets for one generation call. W is a compile-time constant
  * in each specialisation (4 for 8x8, 5 for 10x10). */
 typedef struct {
-    int W;
     Bitboard all;
     int fwd[2];          /* forward steps of the side to move's men */
     int back[2];
@@ -22,7 +21,6 @@ typedef struct {
 INLINE Geo geo_make(int W, int side)
 {
     Geo g;
-    g.W = W;
     g.all = W == 4 ? ALL8 : ALL10;
     int bits = W == 4 ? 35 : 54;
     int up[2] = {-(W + 1), -W}, down[2] = {W, W + 1};
@@ -32,6 +30,12 @@ INLINE Geo geo_make(int W, int side)
     }
     g.far_row = side == WHITE ? (1ull << W) - 1 : ((1ull << W) - 1) << (bits - W);
     return g;
+}
+
+/* Direction i of 4: the two forward steps of the side to move's men, then the two back. */
+INLINE int step(const Geo *g, int i)
+{
+    return i < 2 ? g->fwd[i] : g->back[i - 2];
 }
 
 INLINE Bitboard shift(const Geo *g, Bitboard b, int d)
@@ -134,7 +138,7 @@ static bool king_continue(Cap *c, int sq, Seq s, bool promoted)
     Bitboard empty = empty_now(c, s.taken);
     bool any = false;
     for (int i = 0; i < 4; i++) {
-        int d = i < 2 ? c->g.fwd[i] : c->g.back[i - 2];
+        int d = step(&c->g, i);
         int v = sq + d;
         if (flying)
             while (on(empty, v))
@@ -168,7 +172,7 @@ static bool man_continue(Cap *c, int sq, Seq s)
     int ndirs = c->r->men_capture_backward ? 4 : 2;
     bool any = false;
     for (int i = 0; i < ndirs; i++) {
-        int d = i < 2 ? c->g.fwd[i] : c->g.back[i - 2];
+        int d = step(&c->g, i);
         int v = sq + d, l = sq + 2 * d;
         if (!on(c->victims & ~s.taken, v) || !on(empty, l))
             continue;
@@ -222,11 +226,11 @@ INLINE Bitboard capturers(const Position *pos, const Rules *r, Geo g)
     Bitboard found = 0;
     int ndirs = r->men_capture_backward ? 4 : 2;
     for (int i = 0; i < ndirs; i++) {
-        int d = i < 2 ? g.fwd[i] : g.back[i - 2];
+        int d = step(&g, i);
         found |= men & shift(&g, victims & shift(&g, empty, -d), -d);
     }
     for (int i = 0; kings && i < 4; i++) {
-        int d = i < 2 ? g.fwd[i] : g.back[i - 2];
+        int d = step(&g, i);
         Bitboard ray = shift(&g, kings, d), hit = ray & ~empty;
         if (r->flying_kings)
             for (ray &= empty; ray; ray = shift(&g, ray, d) & empty)
@@ -265,7 +269,7 @@ INLINE int count_quiet(const Position *pos, const Rules *r, Geo g)
     int n = pos_count(shift(&g, men, g.fwd[0]) & empty) + pos_count(shift(&g, men, g.fwd[1]) & empty);
     if (kings)
         for (int i = 0; i < 4; i++) {
-            int d = i < 2 ? g.fwd[i] : g.back[i - 2];
+            int d = step(&g, i);
             Bitboard ray = shift(&g, kings, d) & empty;
             n += pos_count(ray);
             if (r->flying_kings)
@@ -292,7 +296,7 @@ INLINE void gen_quiet(const Position *pos, const Rules *r, Geo g, MoveList *list
     for (Bitboard b = kings; b; b &= b - 1) {
         int from = __builtin_ctzll(b);
         for (int i = 0; i < 4; i++) {
-            int d = i < 2 ? g.fwd[i] : g.back[i - 2];
+            int d = step(&g, i);
             for (int to = from + d; on(empty, to) && m < end; to += d) {
                 *m++ = (Move){0, 0, (uint8_t)from, (uint8_t)to, 0};
                 if (!r->flying_kings)
@@ -350,7 +354,7 @@ INLINE int unmoves(const Position *pos, const Rules *r, int W, bool legal_only, 
     for (Bitboard b = kings; b; b &= b - 1) {
         int to = __builtin_ctzll(b);
         for (int i = 0; i < 4; i++) {
-            int d = i < 2 ? g.fwd[i] : g.back[i - 2];
+            int d = step(&g, i);
             for (int from = to + d; on(empty, from) && list->count < MOVELIST_MAX; from += d) {
                 list->moves[list->count++] = (Move){0, 0, (uint8_t)from, (uint8_t)to, 0};
                 if (!r->flying_kings)
@@ -448,7 +452,7 @@ static int path_dfs(const PathSearch *p, int sq, bool king, Bitboard taken, int 
     Bitboard empty = p->r->remove_at_once ? p->empty | taken : p->empty;
     int ndirs = king || p->r->men_capture_backward ? 4 : 2;
     for (int i = 0; i < ndirs; i++) {
-        int d = i < 2 ? p->g.fwd[i] : p->g.back[i - 2];
+        int d = step(&p->g, i);
         int v = sq + d;
         if (flying)
             while (on(empty, v))

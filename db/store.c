@@ -136,8 +136,10 @@ static int read_manifest(const char *dir, char *variant, char *rules, int *versi
     char path[PATH_LEN], line[512];
     snprintf(path, sizeof path, "%s/%s", dir, manifest_name);
     FILE *f = fopen(path, "r");
+    if (!f && errno == ENOENT)
+        return DAMAS_ERR_UNKNOWN;
     if (!f)
-        return errno == ENOENT ? DAMAS_ERR_UNKNOWN : (snprintf(err, errlen, "cannot read %s: %s", path, strerror(errno)), DAMAS_ERR_RANGE);
+        FAIL(DAMAS_ERR_RANGE, "cannot read %s: %s", path, strerror(errno));
     variant[0] = rules[0] = '\0';
     *version = -1;
     while (fgets(line, sizeof line, f)) {
@@ -394,64 +396,77 @@ static int read_dataset(hid_t g, const char *name, hid_t type, void *out, uint64
     return ok ? 0 : -1;
 }
 
-static int load_slice(hid_t file, const char *path, const Variant *v, Material m, bool data, DbSet *s, char *err,
-                      size_t errlen)
+/* Reads the slice group g of file `path` into t (whose slice is set): attributes always,
+ * the values too if `data`. */
+static int read_slice(hid_t g, const char *path, const char *name, const Variant *v, bool data, DbTable *t,
+                      char *err, size_t errlen)
 {
-    char name[DB_NAME_MAX], variant[64], rules[VARIANT_RULES_MAX], want[VARIANT_RULES_MAX];
-    material_name(m, name);
-    if (H5Lexists(file, name, H5P_DEFAULT) <= 0)
-        FAIL(DAMAS_ERR_SYNTAX, "%s: slice %s is missing", path, name);
-    hid_t g = H5Gopen2(file, name, H5P_DEFAULT);
-    if (g < 0)
-        FAIL(DAMAS_ERR_SYNTAX, "%s: cannot open slice %s", path, name);
+    char variant[64], rules[VARIANT_RULES_MAX], want[VARIANT_RULES_MAX];
     uint64_t version = 0, positions = 0, checksum = 0;
     variant_rules_text(v, want);
     if (attr_read_string(g, "variant", variant, sizeof variant) < 0 ||
         attr_read_string(g, "rules", rules, sizeof rules) < 0 ||
         attr_read(g, "index_version", H5T_NATIVE_UINT64, &version) < 0 ||
         attr_read(g, "positions", H5T_NATIVE_UINT64, &positions) < 0 ||
-        attr_read(g, "checksum", H5T_NATIVE_UINT64, &checksum) < 0) {
-        H5Gclose(g);
+        attr_read(g, "checksum", H5T_NATIVE_UINT64, &checksum) < 0)
         FAIL(DAMAS_ERR_SYNTAX, "%s: slice %s lacks its attributes (damaged or not a damas file)", path, name);
-    }
-    DbTable *t = calloc(1, sizeof *t);
-    slice_init(&t->slice, m, v->rules.board_size);
-    int rc = DAMAS_OK;
     if (strcmp(variant, v->name) || strcmp(rules, want))
-        rc = DAMAS_ERR_ILLEGAL, snprintf(err, errlen, "%s: slice %s is %s (%s), not %s", path, name, variant, rules, v->name);
-    else if (version != DB_INDEX_VERSION || positions != t->slice.size)
-        rc = DAMAS_ERR_ILLEGAL, snprintf(err, errlen, "%s: slice %s has index scheme %llu with %llu positions; expected scheme %d with %llu",
-                                         path, name, (unsigned long long)version, (unsigned long long)positions,
-                                         DB_INDEX_VERSION, (unsigned long long)t->slice.size);
-    if (rc == DAMAS_OK && !data) {
+        FAIL(DAMAS_ERR_ILLEGAL, "%s: slice %s is %s (%s), not %s", path, name, variant, rules, v->name);
+    if (version != DB_INDEX_VERSION || positions != t->slice.size)
+        FAIL(DAMAS_ERR_ILLEGAL, "%s: slice %s has index scheme %llu with %llu positions; expected scheme %d with %llu",
+             path, name, (unsigned long long)version, (unsigned long long)positions, DB_INDEX_VERSION,
+             (unsigned long long)t->slice.size);
+    if (!data) {
         uint64_t stats[4];
         const char *names[4] = {"wins", "draws", "losses", "max_dtw"};
-        for (int k = 0; k < 4 && rc == DAMAS_OK; k++)
+        for (int k = 0; k < 4; k++)
             if (attr_read(g, names[k], H5T_NATIVE_UINT64, &stats[k]) < 0)
-                rc = DAMAS_ERR_SYNTAX, snprintf(err, errlen, "%s: slice %s lacks attribute %s", path, name, names[k]);
-        for (int k = 0; k < 2 && rc == DAMAS_OK; k++) {
+                FAIL(DAMAS_ERR_SYNTAX, "%s: slice %s lacks attribute %s", path, name, names[k]);
+        for (int k = 0; k < 2; k++) {
             hid_t d = H5Dopen2(g, k ? "dtw" : "wdl", H5P_DEFAULT);
             if (d < 0)
-                rc = DAMAS_ERR_SYNTAX, snprintf(err, errlen, "%s: slice %s lacks a dataset", path, name);
-            else
-                t->bytes += H5Dget_storage_size(d), H5Dclose(d);
+                FAIL(DAMAS_ERR_SYNTAX, "%s: slice %s lacks its %s dataset", path, name, k ? "dtw" : "wdl");
+            t->bytes += H5Dget_storage_size(d);
+            H5Dclose(d);
         }
-        t->wins = stats[0], t->draws = stats[1], t->losses = stats[2], t->max_dtw = (int)stats[3];
+        t->wins = stats[0];
+        t->draws = stats[1];
+        t->losses = stats[2];
+        t->max_dtw = (int)stats[3];
         t->checksum = checksum;
-    } else if (rc == DAMAS_OK) {
-        t->wdl = malloc(t->slice.size);
-        t->dtw = malloc(t->slice.size * sizeof *t->dtw);
-        if (!t->wdl || !t->dtw)
-            rc = DAMAS_ERR_RANGE, snprintf(err, errlen, "out of memory loading slice %s", name);
-        else if (read_dataset(g, "wdl", H5T_NATIVE_UINT8, t->wdl, t->slice.size, &t->bytes) < 0 ||
-                 read_dataset(g, "dtw", H5T_NATIVE_UINT16, t->dtw, t->slice.size, &t->bytes) < 0)
-            rc = DAMAS_ERR_SYNTAX, snprintf(err, errlen, "%s: slice %s cannot be read (damaged or truncated file)", path, name);
+        return DAMAS_OK;
     }
-    if (rc == DAMAS_OK && data) {
-        table_stats(t);
-        if (t->checksum != checksum)
-            rc = DAMAS_ERR_SYNTAX, snprintf(err, errlen, "%s: slice %s fails its checksum (damaged file)", path, name);
-    }
+    t->wdl = malloc(t->slice.size);
+    t->dtw = malloc(t->slice.size * sizeof *t->dtw);
+    if (!t->wdl || !t->dtw)
+        FAIL(DAMAS_ERR_RANGE, "out of memory loading slice %s", name);
+    if (read_dataset(g, "wdl", H5T_NATIVE_UINT8, t->wdl, t->slice.size, &t->bytes) < 0 ||
+        read_dataset(g, "dtw", H5T_NATIVE_UINT16, t->dtw, t->slice.size, &t->bytes) < 0)
+        FAIL(DAMAS_ERR_SYNTAX, "%s: slice %s cannot be read (damaged or truncated file)", path, name);
+    table_stats(t);
+    if (t->checksum != checksum)
+        FAIL(DAMAS_ERR_SYNTAX, "%s: slice %s fails its checksum (damaged file)", path, name);
+    return DAMAS_OK;
+}
+
+static int load_slice(hid_t file, const char *path, const Variant *v, Material m, bool data, DbSet *s, char *err,
+                      size_t errlen)
+{
+    char name[DB_NAME_MAX];
+    material_name(m, name);
+    if (H5Lexists(file, name, H5P_DEFAULT) <= 0)
+        FAIL(DAMAS_ERR_SYNTAX, "%s: slice %s is missing", path, name);
+    hid_t g = H5Gopen2(file, name, H5P_DEFAULT);
+    if (g < 0)
+        FAIL(DAMAS_ERR_SYNTAX, "%s: cannot open slice %s", path, name);
+    DbTable *t = calloc(1, sizeof *t);
+    int rc = DAMAS_ERR_RANGE;
+    if (!t)
+        snprintf(err, errlen, "out of memory loading slice %s", name);
+    else if (!slice_init(&t->slice, m, v->rules.board_size))
+        snprintf(err, errlen, "%s: slice %s does not fit the %s board", path, name, v->name);
+    else
+        rc = read_slice(g, path, name, v, data, t, err, errlen);
     H5Gclose(g);
     if (rc != DAMAS_OK) {
         table_free(t);

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "../core/movegen.h"
 #include "../core/notation.h"
@@ -31,14 +32,46 @@ static int units_of(const Material *materials, int n, Material *units)
     return k;
 }
 
+static uint64_t unit_size(Material m, int board)
+{
+    Slice a, b;
+    slice_init(&a, m, board);
+    slice_init(&b, material_swap(m), board);
+    return a.size + (material_equal(m, material_swap(m)) ? 0 : b.size);
+}
+
+/* Bytes the generator needs: every table kept (3 bytes a position) and the working state of
+ * the largest unit (value, distance, counter and queue entry: 12 bytes a position). */
+static uint64_t memory_needed(const Material *units, int n, int board, uint64_t *positions)
+{
+    uint64_t largest = 0;
+    *positions = 0;
+    for (int u = 0; u < n; u++) {
+        uint64_t size = unit_size(units[u], board);
+        *positions += size;
+        largest = size > largest ? size : largest;
+    }
+    return 3 * *positions + 12 * largest;
+}
+
 int gen_run(const Variant *v, int pieces, const char *dir, int threads, const GenProgress *progress, char *err,
             size_t errlen)
 {
+    Material materials[DB_MAX_MATERIALS], units[DB_MAX_MATERIALS];
+    int n = units_of(materials, material_all(pieces, v->rules.board_size, materials), units);
+    uint64_t total = 0, done = 0;
+    uint64_t need = memory_needed(units, n, v->rules.board_size, &total);
+    uint64_t have = (uint64_t)sysconf(_SC_PHYS_PAGES) * (uint64_t)sysconf(_SC_PAGE_SIZE);
+    if (need > have) {
+        snprintf(err, errlen,
+                 "%s up to %d pieces needs about %.1f GiB of memory with this generator (it keeps every "
+                 "table in memory); this machine has %.1f GiB",
+                 v->name, pieces, (double)need / (1 << 30), (double)have / (1 << 30));
+        return DAMAS_ERR_RANGE;
+    }
     int rc = store_manifest(dir, v, true, err, errlen);
     if (rc != DAMAS_OK)
         return rc;
-    Material materials[DB_MAX_MATERIALS], units[DB_MAX_MATERIALS];
-    int n = units_of(materials, material_all(pieces, v->rules.board_size, materials), units);
     DbSet *set = malloc(sizeof *set);
     if (!set) {
         snprintf(err, errlen, "out of memory");
@@ -50,12 +83,9 @@ int gen_run(const Variant *v, int pieces, const char *dir, int threads, const Ge
         store_unit_name(units[u], name);
         double t0 = now();
         bool skipped = store_unit_exists(dir, units[u]);
-        uint64_t positions = 0;
+        uint64_t positions = unit_size(units[u], v->rules.board_size);
         if (skipped) {
             rc = store_load_unit(dir, units[u], true, set, err, errlen);
-            DbTable *a = dbset_get(set, units[u]), *b = dbset_get(set, material_swap(units[u]));
-            if (rc == DAMAS_OK)
-                positions = a->slice.size + (a == b ? 0 : b->slice.size);
         } else {
             DbTable *out[2];
             int nout = 0;
@@ -64,15 +94,17 @@ int gen_run(const Variant *v, int pieces, const char *dir, int threads, const Ge
                 rc = store_write_unit(dir, v, out, nout, err, errlen);
             for (int i = 0; i < nout; i++) {
                 Material m = out[i]->slice.m;
-                positions += out[i]->slice.size;
                 if (rc == DAMAS_OK)
                     set->t[m.um][m.uk][m.tm][m.tk] = out[i];
                 else
                     table_free(out[i]);
             }
         }
-        if (rc == DAMAS_OK && progress && progress->unit_done)
-            progress->unit_done(progress->ctx, u + 1, n, name, positions, now() - t0, skipped);
+        done += positions;
+        if (rc == DAMAS_OK && progress && progress->unit_done) {
+            GenUnitReport r = {u + 1, n, name, positions, now() - t0, skipped, done, total};
+            progress->unit_done(progress->ctx, &r);
+        }
     }
     dbset_free(set);
     free(set);

@@ -6,10 +6,16 @@
 #include "../db/store.h"
 
 typedef struct {
-    /* Called after each unit: units done and in all, the unit's name, its positions, seconds
-     * spent, and whether it was already on disk. May be NULL. */
-    void (*unit_done)(void *ctx, int done, int total, const char *name, uint64_t positions, double seconds,
-                      bool skipped);
+    int done, total;                 /* units */
+    const char *name;                /* of the unit just finished */
+    uint64_t positions;              /* in it */
+    double seconds;                  /* spent on it */
+    bool skipped;                    /* it was complete on disk */
+    uint64_t positions_done, positions_total;
+} GenUnitReport;
+
+typedef struct {
+    void (*unit_done)(void *ctx, const GenUnitReport *r); /* after each unit; may be NULL */
     void *ctx;
 } GenProgress;
 
