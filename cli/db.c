@@ -106,30 +106,35 @@ int cmd_gen(int argc, char **argv)
     return CLI_OK;
 }
 
-/* Opens dir's database; if the user named a variant, it must be the database's. */
-static bool open_db(const char *dir, const char *variant, bool optional, bool data, DbSet *set, int *slices)
+/* Opens dir's database (the values too if `data`) into a new set *out; if the user named a
+ * variant, it must be the database's. Prints the error and returns the exit code on failure. */
+static int open_db(const char *command, const char *dir, const char *variant, bool optional, bool data,
+                   DbSet **out)
 {
     char err[1024];
     Variant recorded, wanted;
-    if (store_manifest_variant(dir, &recorded, err, sizeof err) != DAMAS_OK) {
-        cli_error(CLI_FAIL, "%s", err);
-        return false;
-    }
+    if (!dir)
+        return cli_error(CLI_USAGE, "--db DIR is required (see damas %s --help)", command);
+    if (store_manifest_variant(dir, &recorded, err, sizeof err) != DAMAS_OK)
+        return cli_error(CLI_FAIL, "%s", err);
     if (variant) {
         if (!cli_variant(variant, optional, &wanted))
-            return false;
-        if (store_manifest(dir, &wanted, false, err, sizeof err) != DAMAS_OK) {
-            cli_error(CLI_FAIL, "%s", err);
-            return false;
-        }
+            return CLI_USAGE;
+        if (store_manifest(dir, &wanted, false, err, sizeof err) != DAMAS_OK)
+            return cli_error(CLI_FAIL, "%s", err);
     }
+    DbSet *set = malloc(sizeof *set);
+    if (!set)
+        return cli_error(CLI_FAIL, "out of memory");
     dbset_init(set, &recorded);
-    if (gen_load_all(dir, set, data, slices, err, sizeof err) != DAMAS_OK) {
-        cli_error(CLI_FAIL, "%s", err);
+    int slices;
+    if (gen_load_all(dir, set, data, &slices, err, sizeof err) != DAMAS_OK) {
         dbset_free(set);
-        return false;
+        free(set);
+        return cli_error(CLI_FAIL, "%s", err);
     }
-    return true;
+    *out = set;
+    return CLI_OK;
 }
 
 int cmd_verify(int argc, char **argv)
@@ -154,14 +159,10 @@ int cmd_verify(int argc, char **argv)
             return cli_error(CLI_USAGE, "unexpected argument '%s' (see damas verify --help)", argv[i]);
         }
     }
-    if (!dir)
-        return cli_error(CLI_USAGE, "--db DIR is required (see damas verify --help)");
-    DbSet *set = malloc(sizeof *set);
-    int slices = 0;
-    if (!set || !open_db(dir, variant, optional, true, set, &slices)) {
-        free(set);
-        return CLI_FAIL;
-    }
+    DbSet *set;
+    int rc = open_db("verify", dir, variant, optional, true, &set);
+    if (rc != CLI_OK)
+        return rc;
     double t0 = cli_now();
     VerifyReport r;
     verify_set(set, (int)threads, &r);
@@ -190,14 +191,10 @@ int cmd_info(int argc, char **argv)
             return cli_error(CLI_USAGE, "unexpected argument '%s' (see damas info --help)", argv[i]);
         }
     }
-    if (!dir)
-        return cli_error(CLI_USAGE, "--db DIR is required (see damas info --help)");
-    DbSet *set = malloc(sizeof *set);
-    int slices = 0;
-    if (!set || !open_db(dir, NULL, false, false, set, &slices)) {
-        free(set);
-        return CLI_FAIL;
-    }
+    DbSet *set;
+    int rc = open_db("info", dir, NULL, false, false, &set);
+    if (rc != CLI_OK)
+        return rc;
     DbTable total = {0};
     int pieces = 0;
     DbTable *const *all = &set->t[0][0][0][0];

@@ -192,8 +192,10 @@ int store_manifest(const char *dir, const Variant *v, bool create, char *err, si
     variant_rules_text(v, want);
     int rc = read_manifest(dir, variant, rules, &version, err, errlen);
     if (rc == DAMAS_OK) {
-        if (strcmp(variant, v->name) || strcmp(rules, want))
-            FAIL(DAMAS_ERR_ILLEGAL, "%s holds a %s database (%s), not %s (%s)", dir, variant, rules, v->name, want);
+        if (strcmp(variant, v->name))
+            FAIL(DAMAS_ERR_ILLEGAL, "%s holds a %s database, not %s", dir, variant, v->name);
+        if (strcmp(rules, want))
+            FAIL(DAMAS_ERR_ILLEGAL, "%s holds a %s database with other rules (%s), not (%s)", dir, variant, rules, want);
         if (version != DB_INDEX_VERSION)
             FAIL(DAMAS_ERR_ILLEGAL, "%s uses index scheme %d; this damas reads scheme %d", dir, version,
                  DB_INDEX_VERSION);
