@@ -18,7 +18,7 @@ HEADERS  := $(wildcard core/*.h db/*.h gen/*.h cli/*.h tests/*.h)
 REL := build/rel
 DEV := build/dev
 
-.PHONY: all dev test run deps clean bench-perft
+.PHONY: all dev test run deps clean bench-perft bench-gen
 all: damas
 
 deps:
@@ -70,6 +70,9 @@ run: deps
 
 bench-perft: damas
 	bash scripts/bench-perft.sh
+
+bench-gen: damas
+	bash scripts/bench-gen.sh
 
 clean:
 	rm -rf build damas
