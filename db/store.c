@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <hdf5.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -226,9 +227,23 @@ int store_manifest(const char *dir, const Variant *v, bool create, char *err, si
 
 /* ---- HDF5 ---- */
 
-static void h5_quiet(void)
+static int h5_ready = -1;
+static pthread_once_t h5_once = PTHREAD_ONCE_INIT;
+
+static void h5_setup(void)
 {
-    H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+    /* Before any other HDF5 call. HDF5's exit handler would close files left open, and it
+     * crashes on one whose close already failed (a full disk); damas closes its own files. */
+    H5dont_atexit();
+    H5Eset_auto2(H5E_DEFAULT, NULL, NULL); /* errors are reported by damas, not printed */
+    h5_ready = h5lz4_register();
+}
+
+/* Sets HDF5 up once per process; 0, or -1 if the LZ4 filter cannot be registered. */
+static int h5_init(void)
+{
+    pthread_once(&h5_once, h5_setup);
+    return h5_ready;
 }
 
 static herr_t attr_write(hid_t obj, const char *name, hid_t type, const void *value)
@@ -348,8 +363,7 @@ static int fsync_path(const char *path)
 int store_write_unit(const char *dir, const Variant *v, DbTable *const *tables, int n, char *err, size_t errlen)
 {
     char path[PATH_LEN], tmp[PATH_LEN], rules[VARIANT_RULES_MAX];
-    h5_quiet();
-    if (h5lz4_register() < 0)
+    if (h5_init() < 0)
         FAIL(DAMAS_ERR_RANGE, "cannot register the HDF5 LZ4 filter");
     unit_path(dir, tables[0]->slice.m, "", path);
     unit_path(dir, tables[0]->slice.m, ".tmp", tmp);
@@ -482,8 +496,7 @@ static int load_slice(hid_t file, const char *path, const Variant *v, Material m
 int store_load_unit(const char *dir, Material m, bool data, DbSet *s, char *err, size_t errlen)
 {
     char path[PATH_LEN];
-    h5_quiet();
-    if (h5lz4_register() < 0)
+    if (h5_init() < 0)
         FAIL(DAMAS_ERR_RANGE, "cannot register the HDF5 LZ4 filter");
     unit_path(dir, m, "", path);
     if (access(path, R_OK) != 0)
