@@ -197,8 +197,6 @@ int cmd_info(int argc, char **argv)
         return rc;
     DbTable total = {0};
     int pieces = 0;
-    DbTable *const *all = &set->t[0][0][0][0];
-    size_t n = sizeof set->t / sizeof all[0];
     if (json)
         printf("{\"variant\":\"%s\",\"optional_capture\":%s,\"slices\":[", set->variant.name,
                set->variant.rules.optional_capture ? "true" : "false");
@@ -206,10 +204,8 @@ int cmd_info(int argc, char **argv)
         printf("%-12s %14s %14s %14s %14s %7s %12s\n", "slice", "positions", "wins", "draws", "losses", "max_dtw",
                "bytes");
     int printed = 0;
-    for (size_t k = 0; k < n; k++) {
-        const DbTable *t = all[k];
-        if (!t)
-            continue;
+    const DbTable *t;
+    for (size_t k = 0; (t = dbset_next(set, &k));) {
         char name[DB_NAME_MAX];
         material_name(t->slice.m, name);
         if (material_pieces(t->slice.m) > pieces)

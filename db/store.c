@@ -74,11 +74,19 @@ void dbset_init(DbSet *s, const Variant *v)
 
 void dbset_free(DbSet *s)
 {
-    DbTable **all = &s->t[0][0][0][0];
-    for (size_t i = 0; i < sizeof s->t / sizeof all[0]; i++) {
-        table_free(all[i]);
-        all[i] = NULL;
-    }
+    DbTable *t;
+    for (size_t k = 0; (t = dbset_next(s, &k));)
+        table_free(t);
+    memset(s->t, 0, sizeof s->t);
+}
+
+DbTable *dbset_next(const DbSet *s, size_t *k)
+{
+    DbTable *const *slots = &s->t[0][0][0][0];
+    size_t n = sizeof s->t / sizeof slots[0];
+    while (*k < n && !slots[*k])
+        ++*k;
+    return *k < n ? slots[(*k)++] : NULL;
 }
 
 DbTable *dbset_get(const DbSet *s, Material m)
@@ -317,7 +325,6 @@ static int write_slice(hid_t file, const Variant *v, DbTable *t)
     char name[DB_NAME_MAX], rules[VARIANT_RULES_MAX];
     material_name(t->slice.m, name);
     variant_rules_text(v, rules);
-    table_stats(t);
     hid_t gcpl = H5Pcreate(H5P_GROUP_CREATE);
     H5Pset_obj_track_times(gcpl, 0);
     hid_t g = H5Gcreate2(file, name, H5P_DEFAULT, gcpl, H5P_DEFAULT);

@@ -36,6 +36,10 @@ void dbset_init(DbSet *s, const Variant *v);
 void dbset_free(DbSet *s);
 DbTable *dbset_get(const DbSet *s, Material m);
 
+/* The next table of s from slot *k on (in a fixed order), advancing *k past it; NULL after
+ * the last. Start with *k = 0. */
+DbTable *dbset_next(const DbSet *s, size_t *k);
+
 /* The value of pos for its side to move (any side; flipped as needed), its distance in *dtw.
  * A side to move with no piece has lost (dtw 0). Returns -1 if pos's slice is not in s. */
 int dbset_value(const DbSet *s, const Position *pos, uint16_t *dtw);
@@ -53,7 +57,8 @@ int store_manifest_variant(const char *dir, Variant *v, char *err, size_t errlen
 /* Whether the unit file of m is complete on disk. */
 bool store_unit_exists(const char *dir, Material m);
 
-/* Writes the n tables of one unit atomically (temporary file, fsync, rename). */
+/* Writes the n tables of one unit atomically (temporary file, fsync, rename). The tables'
+ * statistics must be current (table_stats; unit_solve leaves them so). */
 int store_write_unit(const char *dir, const Variant *v, DbTable *const *tables, int n, char *err, size_t errlen);
 
 /* Loads the unit containing m (its slices) into s, checking variant, index version, sizes and

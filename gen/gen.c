@@ -196,12 +196,8 @@ int verify_set(const DbSet *s, int threads, VerifyReport *r)
     r->slices = 0;
     r->ok = true;
     r->failure[0] = '\0';
-    DbTable *const *all = &s->t[0][0][0][0];
-    size_t n = sizeof s->t / sizeof all[0];
-    for (size_t k = 0; k < n && r->ok; k++) {
-        const DbTable *t = all[k];
-        if (!t)
-            continue;
+    const DbTable *t;
+    for (size_t k = 0; r->ok && (t = dbset_next(s, &k));) {
         uint64_t first_bad = UINT64_MAX;
         char why[256] = "";
 #pragma omp parallel for num_threads(threads) schedule(dynamic, 4096)
