@@ -3,6 +3,7 @@
 
 CC      ?= cc
 NATIVE  ?= 1
+MPI     ?= 0
 WARN    := -Wall -Wextra -Wshadow -Werror -Wmissing-declarations
 PKGS    := hdf5 liblz4
 CFLAGS  := -std=c11 -O3 $(WARN) -D_POSIX_C_SOURCE=200809L -fopenmp $(if $(filter 1,$(NATIVE)),-march=native) \
@@ -10,15 +11,20 @@ CFLAGS  := -std=c11 -O3 $(WARN) -D_POSIX_C_SOURCE=200809L -fopenmp $(if $(filter
 LDLIBS  := $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lpthread -lm
 DEVFLAGS := -g -O1 -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined
 
-CORE_SRC := $(wildcard core/*.c db/*.c gen/*.c)
+CORE_SRC := $(filter-out gen/mpi.c,$(wildcard core/*.c db/*.c gen/*.c))
 CLI_SRC  := $(wildcard cli/*.c)
 TEST_SRC := $(wildcard tests/*.c)
 HEADERS  := $(wildcard core/*.h db/*.h gen/*.h cli/*.h tests/*.h)
 
 REL := build/rel
 DEV := build/dev
+MPIB := build/mpi
 
-.PHONY: all dev test run deps clean bench-perft bench-gen
+# ./damas is the plain build, or with MPI=1 the MPI one; build/mode remembers which it is so
+# that switching rebuilds it.
+$(shell mkdir -p build; echo "$(MPI)" | cmp -s - build/mode || echo "$(MPI)" > build/mode)
+
+.PHONY: all dev test run deps clean bench-perft bench-gen bench-mpi
 all: damas
 
 deps:
@@ -36,8 +42,21 @@ $(DEV)/%.o: %.c $(HEADERS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(DEVFLAGS) -c $< -o $@
 
-damas: $(call objects,$(REL),$(CORE_SRC) $(CLI_SRC))
-	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
+ifeq ($(MPI),1)
+damas: $(MPIB)/damas build/mode
+	cp $< $@
+else
+damas: $(call objects,$(REL),$(CORE_SRC) $(CLI_SRC)) build/mode
+	$(CC) $(CFLAGS) $(filter %.o,$^) -o $@ $(LDLIBS)
+endif
+
+# The MPI build: mpicc, DAMAS_MPI, and the distributed generator (gen/mpi.c).
+$(MPIB)/%.o: %.c $(HEADERS)
+	@mkdir -p $(dir $@)
+	mpicc $(CFLAGS) -DDAMAS_MPI -c $< -o $@
+
+$(MPIB)/damas: $(call objects,$(MPIB),$(CORE_SRC) gen/mpi.c $(CLI_SRC))
+	mpicc $(CFLAGS) $^ -o $@ $(LDLIBS)
 
 $(REL)/damas-tests: $(call objects,$(REL),$(CORE_SRC) $(TEST_SRC))
 	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS) $$(pkg-config --libs criterion)
@@ -56,6 +75,8 @@ test: deps
 	$(REL)/damas-tests --jobs $(JOBS)
 	bash tests/cli.sh ./damas
 	bash tests/db.sh ./damas 4
+	$(MAKE) $(MPIB)/damas
+	bash tests/mpi.sh $(MPIB)/damas ./damas
 
 # Sanitizer build (address, undefined) of the binary and the tests, and the tests run on it.
 dev: deps
@@ -73,6 +94,13 @@ bench-perft: damas
 
 bench-gen: damas
 	bash scripts/bench-gen.sh
+
+bench-mpi: $(MPIB)/damas
+	bash scripts/bench-mpi.sh
+
+# Simulation of one unit split over ranks (docs/DISTRIBUTED.md).
+$(REL)/split-sim: $(call objects,$(REL),$(CORE_SRC) tools/split-sim.c)
+	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
 
 clean:
 	rm -rf build damas

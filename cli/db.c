@@ -14,6 +14,7 @@ static const char gen_help[] =
     "Builds the endgame database of every slice with at most N pieces (at least one a side) by\n"
     "retrograde analysis: win/draw/loss and distance to win in plies, one HDF5 file per unit in DIR.\n"
     "Units already complete in DIR are kept; a killed run loses at most the unit in progress.\n"
+    "Built with `make MPI=1`, `mpirun -np R damas gen ...` shares the units among R processes.\n"
     "  --threads T   OpenMP threads (default: all cores)\n";
 
 static const char verify_help[] =
@@ -95,8 +96,16 @@ int cmd_gen(int argc, char **argv)
     GenLog log = {isatty(2), cli_now(), 0, 0, 0};
     GenProgress progress = {gen_unit_done, &log};
     char err[1024];
+#ifdef DAMAS_MPI
+    int rank = 0;
+    if (gen_run_mpi(&v, (int)pieces, out, (int)threads, &progress, &rank, err, sizeof err) != DAMAS_OK)
+        return cli_error(CLI_FAIL, "%s", err);
+    if (rank != 0)
+        return CLI_OK;
+#else
     if (gen_run(&v, (int)pieces, out, (int)threads, &progress, err, sizeof err) != DAMAS_OK)
         return cli_error(CLI_FAIL, "%s", err);
+#endif
     double secs = cli_now() - log.start;
     struct rusage ru;
     getrusage(RUSAGE_SELF, &ru);

@@ -11,14 +11,7 @@
 #include "../core/position.h"
 #include "solve.h"
 
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-/* The units of `materials`: one entry per canonical unit, in the given (dependency) order. */
+/* The canonical units of `materials`: one entry per unit, in the given (dependency) order. */
 static int units_of(const Material *materials, int n, Material *units)
 {
     int k = 0;
@@ -32,7 +25,35 @@ static int units_of(const Material *materials, int n, Material *units)
     return k;
 }
 
-static uint64_t unit_size(Material m, int board)
+int gen_units(int pieces, int board_size, Material *units)
+{
+    Material materials[DB_MAX_MATERIALS];
+    return units_of(materials, material_all(pieces, board_size, materials), units);
+}
+
+/* Whether a move in slice s (us to move) can lead to material `next` (seen from the mover's
+ * opponent, who moves next): our men stay or one promotes, their pieces stay or are taken. */
+static bool slice_leads_to(Material s, Material next)
+{
+    Material ours = {next.tm, next.tk, 0, 0}, theirs = {next.um, next.uk, 0, 0};
+    bool promoted = ours.um == s.um - 1 && ours.uk == s.uk + 1;
+    bool kept = ours.um == s.um && ours.uk == s.uk;
+    return (kept || promoted) && theirs.um <= s.tm && theirs.uk <= s.tk;
+}
+
+bool gen_unit_needs(Material a, Material b)
+{
+    Material as[2] = {a, material_swap(a)}, bs[2] = {b, material_swap(b)};
+    if (material_equal(a, b) || material_equal(a, bs[1]))
+        return false;
+    for (int i = 0; i < 2; i++)
+        for (int j = 0; j < 2; j++)
+            if (slice_leads_to(as[i], bs[j]))
+                return true;
+    return false;
+}
+
+uint64_t gen_unit_size(Material m, int board)
 {
     Slice a, b;
     slice_init(&a, m, board);
@@ -40,36 +61,66 @@ static uint64_t unit_size(Material m, int board)
     return a.size + (material_equal(m, material_swap(m)) ? 0 : b.size);
 }
 
-/* Bytes the generator needs: every table kept (3 bytes a position) and the working state of
- * the largest unit (value, distance, counter and queue entry: 12 bytes a position). */
-static uint64_t memory_needed(const Material *units, int n, int board, uint64_t *positions)
+int gen_check_memory(const Variant *v, int pieces, int ranks, char *err, size_t errlen)
 {
-    uint64_t largest = 0;
-    *positions = 0;
+    Material units[DB_MAX_MATERIALS];
+    int n = gen_units(pieces, v->rules.board_size, units);
+    /* Every table kept (3 bytes a position) and the working state of the largest unit (value,
+     * distance, counter and queue entry: 12 bytes a position), per process. */
+    uint64_t largest = 0, positions = 0;
     for (int u = 0; u < n; u++) {
-        uint64_t size = unit_size(units[u], board);
-        *positions += size;
+        uint64_t size = gen_unit_size(units[u], v->rules.board_size);
+        positions += size;
         largest = size > largest ? size : largest;
     }
-    return 3 * *positions + 12 * largest;
+    uint64_t need = (3 * positions + 12 * largest) * (uint64_t)ranks;
+    uint64_t have = (uint64_t)sysconf(_SC_PHYS_PAGES) * (uint64_t)sysconf(_SC_PAGE_SIZE);
+    if (need > have) {
+        snprintf(err, errlen,
+                 "%s up to %d pieces needs about %.1f GiB of memory with this generator (it keeps every "
+                 "table in memory%s); this machine has %.1f GiB",
+                 v->name, pieces, (double)need / (1 << 30), ranks > 1 ? ", in each process" : "",
+                 (double)have / (1 << 30));
+        return DAMAS_ERR_RANGE;
+    }
+    return DAMAS_OK;
+}
+
+int gen_unit(DbSet *set, Material m, const char *dir, int threads, bool *skipped, char *err, size_t errlen)
+{
+    *skipped = store_unit_exists(dir, m);
+    if (*skipped)
+        return store_load_unit(dir, m, true, set, err, errlen);
+    DbTable *out[2];
+    int nout = 0;
+    int rc = unit_solve(set, m, threads, out, &nout, err, errlen);
+    if (rc == DAMAS_OK)
+        rc = store_write_unit(dir, &set->variant, out, nout, err, errlen);
+    for (int i = 0; i < nout; i++) {
+        Material t = out[i]->slice.m;
+        if (rc == DAMAS_OK)
+            set->t[t.um][t.uk][t.tm][t.tk] = out[i];
+        else
+            table_free(out[i]);
+    }
+    return rc;
+}
+
+double gen_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
 int gen_run(const Variant *v, int pieces, const char *dir, int threads, const GenProgress *progress, char *err,
             size_t errlen)
 {
-    Material materials[DB_MAX_MATERIALS], units[DB_MAX_MATERIALS];
-    int n = units_of(materials, material_all(pieces, v->rules.board_size, materials), units);
-    uint64_t total = 0, done = 0;
-    uint64_t need = memory_needed(units, n, v->rules.board_size, &total);
-    uint64_t have = (uint64_t)sysconf(_SC_PHYS_PAGES) * (uint64_t)sysconf(_SC_PAGE_SIZE);
-    if (need > have) {
-        snprintf(err, errlen,
-                 "%s up to %d pieces needs about %.1f GiB of memory with this generator (it keeps every "
-                 "table in memory); this machine has %.1f GiB",
-                 v->name, pieces, (double)need / (1 << 30), (double)have / (1 << 30));
-        return DAMAS_ERR_RANGE;
-    }
-    int rc = store_manifest(dir, v, true, err, errlen);
+    Material units[DB_MAX_MATERIALS];
+    int n = gen_units(pieces, v->rules.board_size, units);
+    int rc = gen_check_memory(v, pieces, 1, err, errlen);
+    if (rc == DAMAS_OK)
+        rc = store_manifest(dir, v, true, err, errlen);
     if (rc != DAMAS_OK)
         return rc;
     DbSet *set = malloc(sizeof *set);
@@ -78,31 +129,19 @@ int gen_run(const Variant *v, int pieces, const char *dir, int threads, const Ge
         return DAMAS_ERR_RANGE;
     }
     dbset_init(set, v);
+    uint64_t total = 0, done = 0;
+    for (int u = 0; u < n; u++)
+        total += gen_unit_size(units[u], v->rules.board_size);
     for (int u = 0; u < n && rc == DAMAS_OK; u++) {
         char name[DB_NAME_MAX];
         store_unit_name(units[u], name);
-        double t0 = now();
-        bool skipped = store_unit_exists(dir, units[u]);
-        uint64_t positions = unit_size(units[u], v->rules.board_size);
-        if (skipped) {
-            rc = store_load_unit(dir, units[u], true, set, err, errlen);
-        } else {
-            DbTable *out[2];
-            int nout = 0;
-            rc = unit_solve(set, units[u], threads, out, &nout, err, errlen);
-            if (rc == DAMAS_OK)
-                rc = store_write_unit(dir, v, out, nout, err, errlen);
-            for (int i = 0; i < nout; i++) {
-                Material m = out[i]->slice.m;
-                if (rc == DAMAS_OK)
-                    set->t[m.um][m.uk][m.tm][m.tk] = out[i];
-                else
-                    table_free(out[i]);
-            }
-        }
+        double t0 = gen_now();
+        bool skipped;
+        rc = gen_unit(set, units[u], dir, threads, &skipped, err, errlen);
+        uint64_t positions = gen_unit_size(units[u], v->rules.board_size);
         done += positions;
         if (rc == DAMAS_OK && progress && progress->unit_done) {
-            GenUnitReport r = {u + 1, n, name, positions, now() - t0, skipped, done, total};
+            GenUnitReport r = {u + 1, n, name, positions, gen_now() - t0, skipped, done, total};
             progress->unit_done(progress->ctx, &r);
         }
     }
@@ -113,8 +152,8 @@ int gen_run(const Variant *v, int pieces, const char *dir, int threads, const Ge
 
 int gen_load_all(const char *dir, DbSet *s, bool data, int *slices, char *err, size_t errlen)
 {
-    Material materials[DB_MAX_MATERIALS], units[DB_MAX_MATERIALS];
-    int n = units_of(materials, material_all(DB_MAX_PIECES, s->variant.rules.board_size, materials), units);
+    Material units[DB_MAX_MATERIALS];
+    int n = gen_units(DB_MAX_PIECES, s->variant.rules.board_size, units);
     *slices = 0;
     for (int u = 0; u < n; u++) {
         if (!store_unit_exists(dir, units[u]))

@@ -26,6 +26,39 @@ typedef struct {
 int gen_run(const Variant *v, int pieces, const char *dir, int threads, const GenProgress *progress, char *err,
             size_t errlen);
 
+/* The canonical units (store_unit_name) of every slice with at most `pieces` pieces, in an
+ * order in which each comes after the units it needs. Returns the count; units must hold
+ * DB_MAX_MATERIALS. */
+int gen_units(int pieces, int board_size, Material *units);
+
+/* Whether solving unit a needs unit b's values: a move in a or its twin (a capture or a
+ * promotion) can lead into b. False for a unit and itself. */
+bool gen_unit_needs(Material a, Material b);
+
+/* Positions in the unit of m (both slices). */
+uint64_t gen_unit_size(Material m, int board_size);
+
+/* Refuses (DAMAS_ERR_RANGE, with the figures) a build that would not fit in this machine's
+ * memory with `ranks` generator processes on it. */
+int gen_check_memory(const Variant *v, int pieces, int ranks, char *err, size_t errlen);
+
+/* One unit: loaded into set if complete in dir (*skipped), else solved from the units it needs
+ * (which must be in set) and written atomically to dir; either way its tables join set. */
+int gen_unit(DbSet *set, Material m, const char *dir, int threads, bool *skipped, char *err, size_t errlen);
+
+/* Seconds on a monotonic clock. */
+double gen_now(void);
+
+#ifdef DAMAS_MPI
+/* gen_run across the ranks of MPI_COMM_WORLD (initialising and finalising MPI): rank 0 hands
+ * out units whose dependencies are on disk, every rank (0 too) solves units with `threads`
+ * OpenMP threads, reads the units it needs from dir and writes its own there. Progress is
+ * reported on rank 0 only. Output is byte-identical to gen_run's. On a rank's failure the job
+ * is aborted with the message (MPI_Abort); *rank tells the caller which rank it is. */
+int gen_run_mpi(const Variant *v, int pieces, const char *dir, int threads, const GenProgress *progress,
+                int *rank, char *err, size_t errlen);
+#endif
+
 /* Loads every unit file present in dir into s (which must be initialised for dir's variant),
  * values too if `data`. Returns the number of slices loaded in *slices. */
 int gen_load_all(const char *dir, DbSet *s, bool data, int *slices, char *err, size_t errlen);

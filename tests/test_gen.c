@@ -182,3 +182,45 @@ Test(gen, verifier_finds_a_wrong_value)
     dbset_free(s);
     free(s);
 }
+
+/* Each unit solved with only the units gen_unit_needs names (what an MPI rank loads) gives the
+ * same tables as with everything solved before it; every needed unit comes earlier. */
+static void assert_needs_suffice(const char *variant, bool optional, int pieces)
+{
+    Variant v = test_variant(variant, optional);
+    Material units[DB_MAX_MATERIALS];
+    int n = gen_units(pieces, v.rules.board_size, units);
+    DbSet *all = malloc(sizeof *all), *some = malloc(sizeof *some);
+    dbset_init(all, &v);
+    solve_units(all, units, n, 2);
+    for (int u = 0; u < n; u++) {
+        dbset_init(some, &v);
+        for (int d = 0; d < n; d++) {
+            if (!gen_unit_needs(units[u], units[d]))
+                continue;
+            cr_assert_lt(d, u, "%s: unit %d needs the later unit %d", variant, u, d);
+            Material ms[2] = {units[d], material_swap(units[d])};
+            for (int k = 0; k < 2; k++)
+                some->t[ms[k].um][ms[k].uk][ms[k].tm][ms[k].tk] = dbset_get(all, ms[k]);
+        }
+        DbTable *out[2];
+        int nout;
+        char err[256];
+        cr_assert_eq(unit_solve(some, units[u], 1, out, &nout, err, sizeof err), DAMAS_OK, "%s unit %d: %s",
+                     variant, u, err);
+        for (int i = 0; i < nout; i++) {
+            cr_assert_eq(out[i]->checksum, dbset_get(all, out[i]->slice.m)->checksum, "%s unit %d", variant, u);
+            table_free(out[i]);
+        }
+    }
+    free(some);
+    dbset_free(all);
+    free(all);
+}
+
+Test(gen, units_needed_by_a_unit_are_enough_to_solve_it)
+{
+    assert_needs_suffice("russian", false, 4);
+    assert_needs_suffice("american", false, 4);
+    assert_needs_suffice("italian", true, 4);
+}

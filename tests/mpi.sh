@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# Cluster generation through mpirun: usage `tests/mpi.sh MPI_DAMAS PLAIN_DAMAS`.
+# Units built by 2 and 3 ranks (oversubscribed) are byte-identical to a single-process build;
+# a rank killed mid-run ends the job with an error (no hang), and relaunching finishes only the
+# missing units, again byte-identical.
+set -u
+mpi_damas=$1 damas=$2
+source "$(dirname "$0")/lib.sh"
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
+# Every rank may use every core; without this Open MPI pins each rank to one core.
+mpi=(timeout 300 mpirun --bind-to none)
+sums() { (cd "$1" && sha256sum ./*.h5 | sort -k2); }
+same() { [ "$(sums "$1")" = "$(sums "$2")" ]; }
+
+for v in russian american; do
+  "$damas" gen --variant "$v" --pieces 4 --out "$work/$v-1" 2>/dev/null
+  check "mpi2_$v" 0 "done: $v" -- "${mpi[@]}" -np 2 "$mpi_damas" gen --variant "$v" --pieces 4 --out "$work/$v-2" --threads 1
+  if same "$work/$v-1" "$work/$v-2"; then ok; else fail "mpi2_$v: not byte-identical to one process"; fi
+  check "mpi3_$v" 0 "done: $v" -- "${mpi[@]}" -np 3 --oversubscribe "$mpi_damas" gen --variant "$v" --pieces 4 \
+    --out "$work/$v-3" --threads 1
+  if same "$work/$v-1" "$work/$v-3"; then ok; else fail "mpi3_$v: not byte-identical to one process"; fi
+done
+
+# Relaunching a finished job does nothing and says so.
+check mpi_all_on_disk 0 "23/ 23] m2k0-m2k0" -- "${mpi[@]}" -np 2 "$mpi_damas" gen --variant russian --pieces 4 \
+  --out "$work/russian-2" --threads 1
+# Another variant's directory: every rank refuses before any work.
+check mpi_other_variant 1 "holds a russian database" -- "${mpi[@]}" -np 2 "$mpi_damas" gen --variant american \
+  --pieces 3 --out "$work/russian-2"
+
+# Kill one rank part-way: the job ends with an error, not a hang; the relaunch keeps what was done.
+"$damas" gen --variant international --pieces 4 --out "$work/intl-1" 2>/dev/null
+"${mpi[@]}" -np 2 "$mpi_damas" gen --variant international --pieces 4 --out "$work/intl-2" --threads 1 \
+  >"$work/killed.log" 2>&1 &
+launcher=$!
+for _ in $(seq 1 400); do
+  [ "$(ls "$work/intl-2"/*.h5 2>/dev/null | wc -l)" -ge 16 ] && break
+  sleep 0.05
+done
+victim=$(pgrep -P "$launcher" -f "damas gen" | head -1)
+victim=$(pgrep -P "${victim:-0}" -f "damas gen" | tail -1)
+[ -n "$victim" ] && kill -9 "$victim"
+wait "$launcher"
+rc=$?
+if [ -n "$victim" ] && [ "$rc" -ne 0 ] && [ "$rc" -ne 124 ]; then ok; else
+  fail "mpi_kill: killed rank pid '${victim}', mpirun exit $rc (want an error, not a timeout): $(tail -5 "$work/killed.log")"; fi
+done_before=$(ls "$work/intl-2"/*.h5 | wc -l)
+out=$("${mpi[@]}" -np 2 "$mpi_damas" gen --variant international --pieces 4 --out "$work/intl-2" --threads 1 2>&1)
+kept=$(grep -c "on disk" <<<"$out")
+if [ "$kept" -eq "$done_before" ] && same "$work/intl-1" "$work/intl-2"; then ok; else
+  fail "mpi_resume: $done_before units on disk, $kept kept; identical: $(same "$work/intl-1" "$work/intl-2" && echo yes || echo no)"; fi
+finish
