@@ -2,6 +2,7 @@
 
 #include <hdf5.h>
 #include <lz4.h>
+#include <lz4hc.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -74,7 +75,7 @@ size_t h5lz4_decode(const void *in, size_t in_len, void *out, size_t out_cap)
     return (size_t)total;
 }
 
-size_t h5lz4_encode(const void *src, size_t nbytes, unsigned block, unsigned char **outp)
+size_t h5lz4_encode(const void *src, size_t nbytes, unsigned block, int level, unsigned char **outp)
 {
     const unsigned char *in = src;
     if (nbytes == 0 || nbytes > INT32_MAX)
@@ -90,8 +91,10 @@ size_t h5lz4_encode(const void *src, size_t nbytes, unsigned block, unsigned cha
     put_be32(out + 8, block);
     for (size_t done = 0; done < nbytes;) {
         size_t want = nbytes - done < block ? nbytes - done : block;
-        int n = LZ4_compress_default((const char *)in + done, (char *)o + 4, (int)want,
-                                     LZ4_compressBound((int)want));
+        int n = level > 0 ? LZ4_compress_HC((const char *)in + done, (char *)o + 4, (int)want,
+                                            LZ4_compressBound((int)want), level)
+                          : LZ4_compress_default((const char *)in + done, (char *)o + 4, (int)want,
+                                                 LZ4_compressBound((int)want));
         if (n <= 0 || (size_t)n >= want) { /* incompressible: store the block raw */
             memcpy(o + 4, in + done, want);
             n = (int)want;
@@ -120,7 +123,7 @@ static size_t lz4_filter(unsigned int flags, size_t cd_nelmts, const unsigned in
         }
         *buf_size = total;
     } else {
-        n = h5lz4_encode(*buf, nbytes, cd_nelmts > 0 ? cd_values[0] : DEFAULT_BLOCK, &out);
+        n = h5lz4_encode(*buf, nbytes, cd_nelmts > 0 ? cd_values[0] : DEFAULT_BLOCK, 0, &out);
         if (n == 0)
             return 0;
         *buf_size = n;

@@ -19,9 +19,10 @@ int h5lz4_register(void);
 size_t h5lz4_decode(const void *in, size_t in_len, void *out, size_t out_cap);
 
 /* Encodes n bytes of `in` as one chunk (blocks of `block` bytes, 0 = one block) into a new
- * malloc'd buffer *out. Returns the chunk's size, or 0 if n is 0 or above 2 GiB or memory
- * runs out. Thread-safe. */
-size_t h5lz4_encode(const void *in, size_t n, unsigned block, unsigned char **out);
+ * malloc'd buffer *out, with LZ4 (level 0) or LZ4HC at `level` (1..12: slower, smaller; the
+ * same format for every decoder). Returns the chunk's size, or 0 if n is 0 or above 2 GiB or
+ * memory runs out. Thread-safe. */
+size_t h5lz4_encode(const void *in, size_t n, unsigned block, int level, unsigned char **out);
 
 /* The decoded size a chunk announces in its header (0 if in_len < 12). */
 size_t h5lz4_decoded_size(const void *in, size_t in_len);

@@ -11,10 +11,12 @@
 #include <unistd.h>
 
 #include "../core/error.h"
+#include "../core/movegen.h"
 #include "../core/position.h"
+#include "chunk.h"
 #include "h5lz4.h"
 
-enum { WDL_CHUNK = 1 << 16, DTW_CHUNK = 1 << 15, PATH_LEN = 4096 };
+enum { PATH_LEN = 4096 };
 static const char manifest_name[] = "damas-db.txt";
 
 /* ---- tables and sets ---- */
@@ -63,6 +65,7 @@ void table_free(DbTable *t)
         return;
     free(t->wdl);
     free(t->dtw);
+    free(t->dont_care);
     free(t);
 }
 
@@ -114,6 +117,50 @@ int dbset_value(const DbSet *s, const Position *pos, uint16_t *dtw)
     uint64_t i = slice_rank(&t->slice, &norm);
     *dtw = t->dtw[i];
     return t->wdl[i];
+}
+
+DbValue db_value_after(DbValue next)
+{
+    switch (next.wdl) {
+    case DB_LOSS:
+        return (DbValue){DB_WIN, next.dtw + 1};
+    case DB_WIN:
+        return (DbValue){DB_LOSS, next.dtw + 1};
+    default:
+        return (DbValue){DB_DRAW, 0};
+    }
+}
+
+int db_value_score(DbValue v)
+{
+    return v.wdl == DB_WIN ? 1000000 - v.dtw : v.wdl == DB_LOSS ? -1000000 + v.dtw : 0;
+}
+
+bool db_dont_care(const Variant *v, const Position *pos)
+{
+    return !v->rules.optional_capture && movegen_has_capture(pos, v);
+}
+
+/* The value of pos, which has a capture to make, from its captures' successors in s. */
+static int value_by_captures(const DbSet *s, const Position *pos, DbValue *out)
+{
+    MoveList list;
+    movegen_moves(pos, &s->variant, &list);
+    DbValue best = {DB_LOSS, 0};
+    for (int k = 0; k < list.count; k++) {
+        Position after = *pos;
+        Undo u;
+        pos_make(&after, &list.moves[k], &u);
+        uint16_t d;
+        int w = dbset_value(s, &after, &d);
+        if (w < 0)
+            return -1;
+        DbValue v = db_value_after((DbValue){w, d});
+        if (k == 0 || db_value_score(v) > db_value_score(best))
+            best = v;
+    }
+    *out = best;
+    return 0;
 }
 
 /* ---- names and the manifest ---- */
@@ -300,24 +347,92 @@ static herr_t attr_read_string(hid_t obj, const char *name, char *buf, size_t le
     return rc;
 }
 
-static hid_t dataset_create(hid_t group, const char *name, hid_t type, uint64_t size, uint64_t chunk,
-                            const void *data)
+/* The stored arrays of t (docs/FORMAT.md): positions whose value does not matter (dc) take
+ * the value of the position before them, which makes the longest runs; win/draw/loss two bits
+ * a position, distances halved (the parity follows from win or loss) and their don't-cares
+ * (draws too) filled the same way. *constant_wdl / *constant_dtw get the single value when
+ * there is only one (then that array need not be stored), else -1. */
+typedef struct {
+    uint8_t *wdl2;        /* (size + 3) / 4 bytes, position i at bits 2 (i % 4) */
+    void *half;           /* dtw / 2, one or two bytes each */
+    int half_size;
+    int constant_wdl, constant_dtw;
+} Packed;
+
+static void packed_free(Packed *p)
 {
-    hsize_t dims[1] = {size}, cdims[1] = {size < chunk ? size : chunk};
-    hid_t space = H5Screate_simple(1, dims, NULL);
-    hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
-    H5Pset_chunk(dcpl, 1, cdims);
-    H5Pset_obj_track_times(dcpl, 0); /* no timestamps: reruns give identical bytes */
-    H5Pset_filter(dcpl, H5LZ4_FILTER_ID, H5Z_FLAG_MANDATORY, 0, NULL);
-    hid_t d = H5Dcreate2(group, name, type, space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
-    herr_t rc = d < 0 ? -1 : H5Dwrite(d, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, data);
-    H5Pclose(dcpl);
-    H5Sclose(space);
-    if (rc < 0 && d >= 0) {
-        H5Dclose(d);
+    free(p->wdl2);
+    free(p->half);
+}
+
+static int pack_values(const DbTable *t, const uint8_t *dc, Packed *p)
+{
+    uint64_t n = t->slice.size;
+    int max_half = 0;
+    for (uint64_t i = 0; i < n; i++)
+        if (!dc[i] && t->wdl[i] != DB_DRAW && t->dtw[i] / 2 > max_half)
+            max_half = t->dtw[i] / 2;
+    p->half_size = max_half > 255 ? 2 : 1;
+    p->wdl2 = calloc((n + 3) / 4, 1);
+    p->half = calloc(n, (size_t)p->half_size);
+    if (!p->wdl2 || !p->half)
         return -1;
+    int w = -1, h = -1;       /* the last value that mattered */
+    p->constant_wdl = p->constant_dtw = -2;
+    for (uint64_t i = 0; i < n; i++) {
+        if (!dc[i]) {
+            if (w >= 0 && w != t->wdl[i])
+                p->constant_wdl = -1;
+            w = t->wdl[i];
+            if (w != DB_DRAW) {
+                if (h >= 0 && h != t->dtw[i] / 2)
+                    p->constant_dtw = -1;
+                h = t->dtw[i] / 2;
+            }
+        }
     }
-    return d;
+    /* Don't-cares before the first value that matters take that value. */
+    uint64_t first = 0;
+    while (first < n && dc[first])
+        first++;
+    int fill_w = first < n ? t->wdl[first] : DB_LOSS, fill_h = 0;
+    for (uint64_t i = 0; i < n; i++)
+        if (!dc[i] && t->wdl[i] != DB_DRAW) {
+            fill_h = t->dtw[i] / 2;
+            break;
+        }
+    for (uint64_t i = 0; i < n; i++) {
+        if (!dc[i]) {
+            fill_w = t->wdl[i];
+            if (fill_w != DB_DRAW)
+                fill_h = t->dtw[i] / 2;
+        }
+        p->wdl2[i / 4] |= (uint8_t)(fill_w << (2 * (i % 4)));
+        if (p->half_size == 1)
+            ((uint8_t *)p->half)[i] = (uint8_t)fill_h;
+        else
+            ((uint16_t *)p->half)[i] = (uint16_t)fill_h;
+    }
+    if (p->constant_wdl == -2)
+        p->constant_wdl = fill_w;
+    if (p->constant_dtw == -2)
+        p->constant_dtw = fill_h;
+    return 0;
+}
+
+/* The don't-care flags of t's positions: those whose side to move must capture. */
+static uint8_t *dont_care_of(const Variant *v, const DbTable *t)
+{
+    uint8_t *dc = malloc(t->slice.size);
+    if (!dc)
+        return NULL;
+#pragma omp parallel for schedule(dynamic, 4096)
+    for (uint64_t i = 0; i < t->slice.size; i++) {
+        Position pos;
+        slice_unrank(&t->slice, i, &pos);
+        dc[i] = db_dont_care(v, &pos);
+    }
+    return dc;
 }
 
 static int write_slice(hid_t file, const Variant *v, DbTable *t)
@@ -346,13 +461,23 @@ static int write_slice(hid_t file, const Variant *v, DbTable *t)
     bad |= attr_u64(g, "losses", t->losses) < 0;
     bad |= attr_u64(g, "max_dtw", (uint64_t)t->max_dtw) < 0;
     bad |= attr_u64(g, "checksum", t->checksum) < 0;
-    hid_t d1 = dataset_create(g, "wdl", H5T_STD_U8LE, t->slice.size, WDL_CHUNK, t->wdl);
-    hid_t d2 = dataset_create(g, "dtw", H5T_STD_U16LE, t->slice.size, DTW_CHUNK, t->dtw);
-    bad |= d1 < 0 || d2 < 0;
-    if (d1 >= 0)
-        H5Dclose(d1);
-    if (d2 >= 0)
-        H5Dclose(d2);
+    uint8_t *dc = t->dont_care ? t->dont_care : dont_care_of(v, t);
+    Packed p = {0};
+    if (!dc || pack_values(t, dc, &p) < 0) {
+        bad = 1;
+    } else {
+        if (p.constant_wdl >= 0)
+            bad |= attr_u64(g, "wdl_constant", (uint64_t)p.constant_wdl) < 0;
+        else
+            bad |= chunk_write(g, "wdl", 1, p.wdl2, (t->slice.size + 3) / 4) < 0;
+        if (p.constant_dtw >= 0)
+            bad |= attr_u64(g, "dtw_constant", (uint64_t)p.constant_dtw) < 0;
+        else
+            bad |= chunk_write(g, "dtw", p.half_size, p.half, t->slice.size) < 0;
+    }
+    packed_free(&p);
+    if (dc != t->dont_care)
+        free(dc);
     H5Gclose(g);
     return bad ? -1 : 0;
 }
@@ -388,6 +513,7 @@ int store_write_unit(const char *dir, const Variant *v, DbTable *const *tables, 
     bad |= attr_string(file, "variant", v->name) < 0;
     bad |= attr_string(file, "rules", rules) < 0;
     bad |= attr_u64(file, "index_version", DB_INDEX_VERSION) < 0;
+    bad |= attr_u64(file, "format_version", DB_FORMAT_VERSION) < 0;
     for (int i = 0; i < n && !bad; i++)
         bad |= write_slice(file, v, tables[i]) < 0;
     bad |= H5Fclose(file) < 0;
@@ -403,27 +529,60 @@ int store_write_unit(const char *dir, const Variant *v, DbTable *const *tables, 
     return DAMAS_OK;
 }
 
-static int read_dataset(hid_t g, const char *name, hid_t type, void *out, uint64_t size, uint64_t *bytes)
+/* Unpacks st into new arrays of t and gives the don't-care positions their true values from
+ * their captures. Returns 0; -1 out of memory; -2 if a capture leads to a unit not in s; or
+ * (chunk + 1) << 1 | (1 for the distances) for a damaged chunk. */
+static int stored_unpack(const StoredSlice *st, const DbSet *s, DbTable *t)
 {
-    hid_t d = H5Dopen2(g, name, H5P_DEFAULT);
-    if (d < 0)
-        return -1;
-    hid_t space = H5Dget_space(d);
-    hsize_t dims[1] = {0};
-    int ok = H5Sget_simple_extent_ndims(space) == 1 && H5Sget_simple_extent_dims(space, dims, NULL) == 1 &&
-             dims[0] == size;
-    H5Sclose(space);
-    ok = ok && H5Dread(d, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, out) >= 0;
-    *bytes += H5Dget_storage_size(d);
-    H5Dclose(d);
-    return ok ? 0 : -1;
+    uint64_t n = t->slice.size;
+    t->wdl = malloc(n);
+    t->dtw = malloc(n * sizeof *t->dtw);
+    uint8_t *wdl2 = st->constant_wdl < 0 ? malloc((n + 3) / 4) : NULL;
+    void *half = st->constant_dtw < 0 ? malloc(n * (size_t)st->dtw.size) : NULL;
+    int rc = 0;
+    if (!t->wdl || !t->dtw || (st->constant_wdl < 0 && !wdl2) || (st->constant_dtw < 0 && !half))
+        rc = -1;
+    uint64_t bad;
+    if (rc == 0 && wdl2 && (bad = chunk_read_all(&st->wdl, wdl2)))
+        rc = (int)(bad << 1);
+    if (rc == 0 && half && (bad = chunk_read_all(&st->dtw, half)))
+        rc = (int)(bad << 1 | 1);
+    if (rc == 0) {
+        for (uint64_t i = 0; i < n; i++) {
+            int w = wdl2 ? wdl2[i / 4] >> (2 * (i % 4)) & 3 : st->constant_wdl;
+            int h = !half ? st->constant_dtw : st->dtw.size == 1 ? ((uint8_t *)half)[i] : ((uint16_t *)half)[i];
+            t->wdl[i] = (uint8_t)w;
+            t->dtw[i] = (uint16_t)(w == DB_WIN ? 2 * h + 1 : w == DB_LOSS ? 2 * h : 0);
+        }
+        bool missing = false;
+#pragma omp parallel for schedule(dynamic, 4096) reduction(|| : missing)
+        for (uint64_t i = 0; i < n; i++) {
+            Position pos;
+            slice_unrank(&t->slice, i, &pos);
+            DbValue v;
+            if (!db_dont_care(&s->variant, &pos))
+                continue;
+            if (value_by_captures(s, &pos, &v) < 0) {
+                missing = true;
+                continue;
+            }
+            t->wdl[i] = (uint8_t)v.wdl;
+            t->dtw[i] = (uint16_t)v.dtw;
+        }
+        if (missing)
+            rc = -2;
+    }
+    free(wdl2);
+    free(half);
+    return rc;
 }
 
 /* Reads the slice group g of file `path` into t (whose slice is set): attributes always,
  * the values too if `data`. */
-static int read_slice(hid_t g, const char *path, const char *name, const Variant *v, bool data, DbTable *t,
+static int read_slice(hid_t g, const char *path, const char *name, const DbSet *s, bool data, DbTable *t,
                       char *err, size_t errlen)
 {
+    const Variant *v = &s->variant;
     char variant[64], rules[VARIANT_RULES_MAX], want[VARIANT_RULES_MAX];
     uint64_t version = 0, positions = 0, checksum = 0;
     variant_rules_text(v, want);
@@ -439,19 +598,17 @@ static int read_slice(hid_t g, const char *path, const char *name, const Variant
         FAIL(DAMAS_ERR_ILLEGAL, "%s: slice %s has index scheme %llu with %llu positions; expected scheme %d with %llu",
              path, name, (unsigned long long)version, (unsigned long long)positions, DB_INDEX_VERSION,
              (unsigned long long)t->slice.size);
+    uint64_t stats[4];
+    const char *names[4] = {"wins", "draws", "losses", "max_dtw"};
+    for (int k = 0; k < 4; k++)
+        if (attr_read(g, names[k], H5T_NATIVE_UINT64, &stats[k]) < 0)
+            FAIL(DAMAS_ERR_SYNTAX, "%s: slice %s lacks attribute %s", path, name, names[k]);
+    StoredSlice st;
+    if (stored_open(g, t->slice.size, &st) < 0)
+        FAIL(DAMAS_ERR_SYNTAX, "%s: slice %s: its values are missing or malformed (damaged file)", path, name);
+    t->bytes = st.wdl.bytes + st.dtw.bytes;
     if (!data) {
-        uint64_t stats[4];
-        const char *names[4] = {"wins", "draws", "losses", "max_dtw"};
-        for (int k = 0; k < 4; k++)
-            if (attr_read(g, names[k], H5T_NATIVE_UINT64, &stats[k]) < 0)
-                FAIL(DAMAS_ERR_SYNTAX, "%s: slice %s lacks attribute %s", path, name, names[k]);
-        for (int k = 0; k < 2; k++) {
-            hid_t d = H5Dopen2(g, k ? "dtw" : "wdl", H5P_DEFAULT);
-            if (d < 0)
-                FAIL(DAMAS_ERR_SYNTAX, "%s: slice %s lacks its %s dataset", path, name, k ? "dtw" : "wdl");
-            t->bytes += H5Dget_storage_size(d);
-            H5Dclose(d);
-        }
+        stored_close(&st);
         t->wins = stats[0];
         t->draws = stats[1];
         t->losses = stats[2];
@@ -459,13 +616,15 @@ static int read_slice(hid_t g, const char *path, const char *name, const Variant
         t->checksum = checksum;
         return DAMAS_OK;
     }
-    t->wdl = malloc(t->slice.size);
-    t->dtw = malloc(t->slice.size * sizeof *t->dtw);
-    if (!t->wdl || !t->dtw)
+    int rc = stored_unpack(&st, s, t);
+    stored_close(&st);
+    if (rc == -1)
         FAIL(DAMAS_ERR_RANGE, "out of memory loading slice %s", name);
-    if (read_dataset(g, "wdl", H5T_NATIVE_UINT8, t->wdl, t->slice.size, &t->bytes) < 0 ||
-        read_dataset(g, "dtw", H5T_NATIVE_UINT16, t->dtw, t->slice.size, &t->bytes) < 0)
-        FAIL(DAMAS_ERR_SYNTAX, "%s: slice %s cannot be read (damaged or truncated file)", path, name);
+    if (rc > 0)
+        FAIL(DAMAS_ERR_SYNTAX, "%s: slice %s: chunk %d of its %s fails its checksum or does not decode (damaged file)",
+             path, name, (rc >> 1) - 1, rc & 1 ? "distances" : "values");
+    if (rc == -2)
+        FAIL(DAMAS_ERR_ILLEGAL, "%s: slice %s: load the units its captures lead to first", path, name);
     table_stats(t);
     if (t->checksum != checksum)
         FAIL(DAMAS_ERR_SYNTAX, "%s: slice %s fails its checksum (damaged file)", path, name);
@@ -489,7 +648,7 @@ static int load_slice(hid_t file, const char *path, const Variant *v, Material m
     else if (!slice_init(&t->slice, m, v->rules.board_size))
         snprintf(err, errlen, "%s: slice %s does not fit the %s board", path, name, v->name);
     else
-        rc = read_slice(g, path, name, v, data, t, err, errlen);
+        rc = read_slice(g, path, name, s, data, t, err, errlen);
     H5Gclose(g);
     if (rc != DAMAS_OK) {
         table_free(t);
@@ -513,6 +672,12 @@ int store_load_unit(const char *dir, Material m, bool data, DbSet *s, char *err,
     hid_t file = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
     if (file < 0)
         FAIL(DAMAS_ERR_SYNTAX, "%s cannot be opened (damaged or truncated)", path);
+    uint64_t format = 0;
+    if (attr_read(file, "format_version", H5T_NATIVE_UINT64, &format) < 0 || format != DB_FORMAT_VERSION) {
+        H5Fclose(file);
+        FAIL(DAMAS_ERR_ILLEGAL, "%s is in storage format %llu, not %d (written by another damas version: build it again)",
+             path, (unsigned long long)format, DB_FORMAT_VERSION);
+    }
     int rc = load_slice(file, path, &s->variant, m, data, s, err, errlen);
     if (rc == DAMAS_OK && !material_equal(m, material_swap(m)))
         rc = load_slice(file, path, &s->variant, material_swap(m), data, s, err, errlen);

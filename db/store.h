@@ -12,10 +12,29 @@
 /* Values for the side to move. */
 enum { DB_LOSS = 0, DB_DRAW = 1, DB_WIN = 2 };
 
+/* Version of the storage format of docs/FORMAT.md (packing, don't-cares, checksums). */
+enum { DB_FORMAT_VERSION = 2 };
+
+/* A value for the side to move: DB_LOSS, DB_DRAW or DB_WIN, and the distance in plies. */
+typedef struct {
+    int wdl, dtw;
+} DbValue;
+
+/* The value for the mover of a move leading to a position worth `next` to its side to move. */
+DbValue db_value_after(DbValue next);
+
+/* Orders values for the side to move: higher is better (a shorter win, a longer loss). */
+int db_value_score(DbValue v);
+
+/* Whether pos's stored value does not matter: its side to move must capture (captures are
+ * mandatory and it has one), so the value follows from the captures. */
+bool db_dont_care(const Variant *v, const Position *pos);
+
 typedef struct {
     Slice slice;
     uint8_t *wdl;          /* DB_LOSS, DB_DRAW or DB_WIN per index */
     uint16_t *dtw;         /* plies to the end of the game with best play; 0 for draws */
+    uint8_t *dont_care;    /* 1 per position whose side to move must capture; may be NULL */
     uint64_t wins, draws, losses;
     int max_dtw;           /* the longest win */
     uint64_t checksum;     /* of the raw values: docs/FORMAT.md */
@@ -57,12 +76,15 @@ int store_manifest_variant(const char *dir, Variant *v, char *err, size_t errlen
 /* Whether the unit file of m is complete on disk. */
 bool store_unit_exists(const char *dir, Material m);
 
-/* Writes the n tables of one unit atomically (temporary file, fsync, rename). The tables'
- * statistics must be current (table_stats; unit_solve leaves them so). */
+/* Writes the n tables of one unit atomically (temporary file, fsync, rename), packed and
+ * compressed (docs/FORMAT.md). The tables' statistics must be current (table_stats; unit_solve
+ * leaves them so); their dont_care flags are computed if NULL. */
 int store_write_unit(const char *dir, const Variant *v, DbTable *const *tables, int n, char *err, size_t errlen);
 
-/* Loads the unit containing m (its slices) into s, checking variant, index version, sizes and
- * checksums. Without `data`, reads only the statistics (wdl and dtw stay NULL). */
+/* Loads the unit containing m (its slices) into s, checking variant, index and format
+ * versions, sizes and checksums; the positions stored as don't-cares get their values from
+ * their captures, so the units those lead to must be in s already (load in gen_units order).
+ * Without `data`, reads only the statistics (wdl and dtw stay NULL). */
 int store_load_unit(const char *dir, Material m, bool data, DbSet *s, char *err, size_t errlen);
 
 #endif

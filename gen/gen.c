@@ -66,14 +66,14 @@ int gen_check_memory(const Variant *v, int pieces, int ranks, char *err, size_t 
     Material units[DB_MAX_MATERIALS];
     int n = gen_units(pieces, v->rules.board_size, units);
     /* Every table kept (3 bytes a position) and the working state of the largest unit (value,
-     * distance, counter and queue entry: 12 bytes a position), per process. */
+     * distance, counter, don't-care flag and queue entry: 13 bytes a position), per process. */
     uint64_t largest = 0, positions = 0;
     for (int u = 0; u < n; u++) {
         uint64_t size = gen_unit_size(units[u], v->rules.board_size);
         positions += size;
         largest = size > largest ? size : largest;
     }
-    uint64_t need = (3 * positions + 12 * largest) * (uint64_t)ranks;
+    uint64_t need = (3 * positions + 13 * largest) * (uint64_t)ranks;
     uint64_t have = (uint64_t)sysconf(_SC_PHYS_PAGES) * (uint64_t)sysconf(_SC_PAGE_SIZE);
     if (need > have) {
         snprintf(err, errlen,
@@ -98,6 +98,8 @@ int gen_unit(DbSet *set, Material m, const char *dir, int threads, bool *skipped
         rc = store_write_unit(dir, &set->variant, out, nout, err, errlen);
     for (int i = 0; i < nout; i++) {
         Material t = out[i]->slice.m;
+        free(out[i]->dont_care);
+        out[i]->dont_care = NULL;
         if (rc == DAMAS_OK)
             set->t[t.um][t.uk][t.tm][t.tk] = out[i];
         else

@@ -172,8 +172,15 @@ static int work(const Variant *v, const char *dir, int threads, int pieces, char
         if (unit == STOP)
             break;
         double t0 = gen_now();
+        /* The units it needs, theirs in turn (loading a unit restores its don't-care values
+         * from the units its captures lead to), in order. */
+        bool need[DB_MAX_MATERIALS] = {false};
+        need[unit] = true;
+        for (int x = unit; x >= 0; x--)
+            for (int d = 0; need[x] && d < x; d++)
+                need[d] |= gen_unit_needs(units[x], units[d]);
         for (int d = 0; d < unit && rc == DAMAS_OK; d++) {
-            if (!loaded[d] && gen_unit_needs(units[unit], units[d])) {
+            if (need[d] && !loaded[d]) {
                 rc = store_load_unit(dir, units[d], true, set, err, errlen);
                 loaded[d] = true;
             }

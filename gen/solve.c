@@ -58,6 +58,7 @@ typedef struct {
     int best_win;        /* shortest win through an exit, INT_MAX if none */
     int max_loss;        /* longest loss through an exit, -1 if none */
     bool draw;           /* an exit to a draw */
+    bool must_capture;   /* the stored value will not matter (db_dont_care) */
 } Exits;
 
 static bool exits_of(const Solver *s, const Position *pos, Exits *e)
@@ -68,6 +69,7 @@ static bool exits_of(const Solver *s, const Position *pos, Exits *e)
     e->best_win = INT_MAX;
     e->max_loss = -1;
     e->draw = false;
+    e->must_capture = !s->v->rules.optional_capture && list.count > 0 && list.moves[0].captured;
     for (int i = 0; i < list.count; i++) {
         const Move *m = &list.moves[i];
         if (!m->captured && !(m->flags & MOVE_PROMOTES)) {
@@ -140,6 +142,7 @@ static void init_position(Solver *s, int part, uint64_t i)
     }
     s->count[part][i] = 0;
     t->dtw[i] = 0;
+    t->dont_care[i] = e.must_capture;
     if (e.moves == 0) {
         t->wdl[i] = DB_LOSS;
         pend(s, 0, ITEM(part, 0, i));
@@ -236,7 +239,8 @@ static DbTable *table_new(Material m, int board)
     slice_init(&t->slice, m, board);
     t->wdl = malloc(t->slice.size);
     t->dtw = malloc(t->slice.size * sizeof *t->dtw);
-    if (!t->wdl || !t->dtw) {
+    t->dont_care = malloc(t->slice.size);
+    if (!t->wdl || !t->dtw || !t->dont_care) {
         table_free(t);
         return NULL;
     }

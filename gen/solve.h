@@ -8,7 +8,7 @@
 
 /* Solves the unit of material m. `solved` must hold every unit m's captures and promotions
  * lead to. On success out[0..*nout-1] are new tables (m first, then its twin if different),
- * owned by the caller. Returns DAMAS_OK, or an error (missing dependency, out of memory).
+ * owned by the caller, with their dont_care flags (free them once written). Returns DAMAS_OK, or an error (missing dependency, out of memory).
  * Uses `threads` OpenMP threads. */
 int unit_solve(const DbSet *solved, Material m, int threads, DbTable **out, int *nout, char *err, size_t errlen);
 

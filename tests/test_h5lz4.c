@@ -9,18 +9,20 @@
 
 static void round_trip(const unsigned char *data, size_t n, unsigned block)
 {
-    unsigned char *chunk = NULL;
-    size_t len = h5lz4_encode(data, n, block, &chunk);
-    cr_assert_gt(len, 12);
-    cr_assert_eq(h5lz4_decoded_size(chunk, len), n);
-    unsigned char *back = malloc(n);
-    cr_assert_eq(h5lz4_decode(chunk, len, back, n), n);
-    cr_assert_eq(memcmp(back, data, n), 0);
-    free(back);
-    free(chunk);
+    for (int level = 0; level <= 9; level += 9) {
+        unsigned char *chunk = NULL;
+        size_t len = h5lz4_encode(data, n, block, level, &chunk);
+        cr_assert_gt(len, 12);
+        cr_assert_eq(h5lz4_decoded_size(chunk, len), n);
+        unsigned char *back = malloc(n);
+        cr_assert_eq(h5lz4_decode(chunk, len, back, n), n);
+        cr_assert_eq(memcmp(back, data, n), 0, "level %d", level);
+        free(back);
+        free(chunk);
+    }
 }
 
-Test(h5lz4, chunks_round_trip_compressible_and_random_data)
+Test(h5lz4, chunks_round_trip_compressible_and_random_data_fast_and_hc)
 {
     size_t n = 100000;
     unsigned char *data = malloc(n);
@@ -42,7 +44,7 @@ Test(h5lz4, malformed_chunks_are_refused_without_overrun)
     size_t n = 20000;
     unsigned char *data = calloc(n, 1), *out = malloc(n);
     unsigned char *chunk = NULL;
-    size_t len = h5lz4_encode(data, n, 4096, &chunk);
+    size_t len = h5lz4_encode(data, n, 4096, 0, &chunk);
     cr_assert_eq(h5lz4_decode(chunk, len, out, n - 1), 0, "too small an output buffer");
     for (size_t cut = 0; cut < len; cut += 1 + cut / 7) {
         unsigned char *part = malloc(cut ? cut : 1);

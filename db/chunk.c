@@ -1,0 +1,245 @@
+#include "chunk.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "h5lz4.h"
+
+/* The checksum of a stored chunk: a 64-bit multiply-xorshift hash over little-endian words
+ * (docs/FORMAT.md). */
+static uint64_t chunk_hash(const uint8_t *p, size_t n)
+{
+    uint64_t h = 0x9E3779B97F4A7C15ull ^ n;
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        uint64_t w = 0;
+        for (int k = 0; k < 8; k++)
+            w |= (uint64_t)p[i + k] << (8 * k);
+        h = (h ^ w) * 0xBF58476D1CE4E5B9ull;
+        h ^= h >> 31;
+    }
+    uint64_t w = 0;
+    for (int k = 0; i + (size_t)k < n; k++)
+        w |= (uint64_t)p[i + k] << (8 * k);
+    h = (h ^ w) * 0xBF58476D1CE4E5B9ull;
+    return h ^ (h >> 29);
+}
+
+uint64_t chunk_elements(uint64_t elements, int size)
+{
+    uint64_t full = CHUNK_BYTES / (uint64_t)size;
+    return elements < full ? (elements ? elements : 1) : full;
+}
+
+static hid_t u_type(int size)
+{
+    return size == 1 ? H5T_STD_U8LE : H5T_STD_U16LE;
+}
+
+int chunk_write(hid_t g, const char *name, int size, const void *data, uint64_t elements)
+{
+    uint64_t per_chunk = chunk_elements(elements, size), chunk_bytes = per_chunk * (uint64_t)size;
+    uint64_t nchunks = (elements + per_chunk - 1) / per_chunk;
+    hsize_t dims[1] = {elements}, cdims[1] = {per_chunk};
+    hid_t space = H5Screate_simple(1, dims, NULL);
+    hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
+    H5Pset_chunk(dcpl, 1, cdims);
+    H5Pset_obj_track_times(dcpl, 0); /* no timestamps: reruns give identical bytes */
+    H5Pset_filter(dcpl, H5LZ4_FILTER_ID, H5Z_FLAG_MANDATORY, 0, NULL);
+    hid_t d = H5Dcreate2(g, name, u_type(size), space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+    H5Pclose(dcpl);
+    H5Sclose(space);
+    if (d < 0)
+        return -1;
+    uint64_t *check = malloc(nchunks * sizeof *check);
+    unsigned char **enc = calloc(nchunks, sizeof *enc);
+    size_t *len = calloc(nchunks, sizeof *len);
+    int rc = check && enc && len ? 0 : -1;
+    /* Encoding (LZ4HC) is the slow part: in parallel, then written in order. */
+#pragma omp parallel for schedule(dynamic, 1) if (rc == 0 && nchunks > 1)
+    for (uint64_t k = 0; k < nchunks; k++) {
+        if (rc != 0)
+            continue;
+        /* The chunk's bytes, little-endian, zero past the end of the dataset. */
+        uint8_t *raw = calloc(chunk_bytes, 1);
+        uint64_t first = k * per_chunk, n = elements - first < per_chunk ? elements - first : per_chunk;
+        if (raw && size == 1) {
+            memcpy(raw, (const uint8_t *)data + first, n);
+        } else if (raw) {
+            const uint16_t *v = (const uint16_t *)data + first;
+            for (uint64_t i = 0; i < n; i++) {
+                raw[2 * i] = (uint8_t)v[i];
+                raw[2 * i + 1] = (uint8_t)(v[i] >> 8);
+            }
+        }
+        len[k] = raw ? h5lz4_encode(raw, chunk_bytes, 0, CHUNK_LZ4HC_LEVEL, &enc[k]) : 0;
+        if (len[k])
+            check[k] = chunk_hash(enc[k], len[k]);
+        free(raw);
+    }
+    for (uint64_t k = 0; k < nchunks && rc == 0; k++) {
+        hsize_t offset[1] = {k * per_chunk};
+        if (len[k] == 0 || H5Dwrite_chunk(d, H5P_DEFAULT, 0, offset, len[k], enc[k]) < 0)
+            rc = -1;
+    }
+    for (uint64_t k = 0; enc && k < nchunks; k++)
+        free(enc[k]);
+    free(enc);
+    free(len);
+    H5Dclose(d);
+    if (rc == 0) {
+        char cname[128];
+        snprintf(cname, sizeof cname, "%s_check", name);
+        hsize_t cd[1] = {nchunks};
+        hid_t cs = H5Screate_simple(1, cd, NULL);
+        hid_t ccpl = H5Pcreate(H5P_DATASET_CREATE);
+        H5Pset_obj_track_times(ccpl, 0);
+        hid_t c = H5Dcreate2(g, cname, H5T_STD_U64LE, cs, H5P_DEFAULT, ccpl, H5P_DEFAULT);
+        rc = c < 0 || H5Dwrite(c, H5T_NATIVE_UINT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, check) < 0 ? -1 : 0;
+        if (c >= 0)
+            H5Dclose(c);
+        H5Pclose(ccpl);
+        H5Sclose(cs);
+    }
+    free(check);
+    return rc;
+}
+
+/* The single dimension of dataset d, or -1 if it is not 1-D. */
+static int64_t extent(hid_t d)
+{
+    hid_t space = H5Dget_space(d);
+    hsize_t dims[1] = {0};
+    int ok = space >= 0 && H5Sget_simple_extent_ndims(space) == 1 && H5Sget_simple_extent_dims(space, dims, NULL) == 1;
+    if (space >= 0)
+        H5Sclose(space);
+    return ok ? (int64_t)dims[0] : -1;
+}
+
+int chunk_open(hid_t g, const char *name, int size, ChunkSet *c)
+{
+    memset(c, 0, sizeof *c);
+    c->d = -1;
+    char cname[128];
+    snprintf(cname, sizeof cname, "%s_check", name);
+    if (H5Lexists(g, name, H5P_DEFAULT) <= 0 || H5Lexists(g, cname, H5P_DEFAULT) <= 0)
+        return -1;
+    c->d = H5Dopen2(g, name, H5P_DEFAULT);
+    hid_t cd = H5Dopen2(g, cname, H5P_DEFAULT);
+    int64_t n = c->d < 0 ? -1 : extent(c->d), nc = cd < 0 ? -1 : extent(cd);
+    hid_t type = c->d < 0 ? -1 : H5Dget_type(c->d);
+    bool ok = n >= 0 && nc >= 0 && type >= 0 && H5Tget_class(type) == H5T_INTEGER && H5Tget_sign(type) == H5T_SGN_NONE;
+    int got = type >= 0 ? (int)H5Tget_size(type) : 0;
+    ok = ok && (got == 1 || got == 2) && (size == 0 || got == size);
+    if (type >= 0)
+        H5Tclose(type);
+    if (ok) {
+        c->size = got;
+        c->elements = (uint64_t)n;
+        uint64_t per_chunk = c->chunk_elements = chunk_elements(c->elements, got);
+        c->nchunks = (c->elements + per_chunk - 1) / per_chunk;
+        ok = (uint64_t)nc == c->nchunks;
+    }
+    if (ok) {
+        c->check = malloc((c->nchunks ? c->nchunks : 1) * sizeof *c->check);
+        ok = c->check && H5Dread(cd, H5T_NATIVE_UINT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, c->check) >= 0;
+        c->bytes = H5Dget_storage_size(c->d) + H5Dget_storage_size(cd);
+    }
+    if (cd >= 0)
+        H5Dclose(cd);
+    if (!ok) {
+        chunk_close(c);
+        return -1;
+    }
+    return 0;
+}
+
+void chunk_close(ChunkSet *c)
+{
+    if (c->d >= 0)
+        H5Dclose(c->d);
+    free(c->check);
+    c->check = NULL;
+    c->d = -1;
+}
+
+int chunk_read(const ChunkSet *c, uint64_t k, uint8_t *out)
+{
+    if (k >= c->nchunks)
+        return -1;
+    hsize_t offset[1] = {k * c->chunk_elements};
+    size_t want = c->chunk_elements * (uint64_t)c->size;
+    hsize_t stored = 0;
+    if (H5Dget_chunk_storage_size(c->d, offset, &stored) < 0 || stored < 12 || stored > 2 * CHUNK_BYTES)
+        return -1;
+    uint8_t *raw = malloc(stored);
+    uint32_t filters = 0;
+    int rc = -1;
+    if (raw && H5Dread_chunk(c->d, H5P_DEFAULT, offset, &filters, raw) >= 0 && filters == 0 &&
+        chunk_hash(raw, stored) == c->check[k] && h5lz4_decode(raw, stored, out, want) == want)
+        rc = 0;
+    free(raw);
+    return rc;
+}
+
+uint64_t chunk_read_all(const ChunkSet *c, void *out)
+{
+    uint8_t *buf = malloc(CHUNK_BYTES);
+    if (!buf)
+        return 1;
+    uint64_t per_chunk = c->chunk_elements, bad = 0;
+    for (uint64_t k = 0; k < c->nchunks && !bad; k++) {
+        if (chunk_read(c, k, buf) < 0) {
+            bad = k + 1;
+            break;
+        }
+        uint64_t first = k * per_chunk, n = c->elements - first < per_chunk ? c->elements - first : per_chunk;
+        if (c->size == 1) {
+            memcpy((uint8_t *)out + first, buf, n);
+        } else {
+            uint16_t *v = (uint16_t *)out + first;
+            for (uint64_t i = 0; i < n; i++)
+                v[i] = (uint16_t)(buf[2 * i] | buf[2 * i + 1] << 8);
+        }
+    }
+    free(buf);
+    return bad;
+}
+
+/* A u64 attribute of g, or -1 if absent or unreadable. */
+static int64_t attr_value(hid_t g, const char *name)
+{
+    uint64_t v = 0;
+    if (H5Aexists(g, name) <= 0)
+        return -1;
+    hid_t a = H5Aopen(g, name, H5P_DEFAULT);
+    herr_t rc = a < 0 ? -1 : H5Aread(a, H5T_NATIVE_UINT64, &v);
+    if (a >= 0)
+        H5Aclose(a);
+    return rc < 0 || v > 65535 ? -1 : (int64_t)v;
+}
+
+int stored_open(hid_t g, uint64_t positions, StoredSlice *s)
+{
+    memset(s, 0, sizeof *s);
+    s->wdl.d = s->dtw.d = -1;
+    s->constant_wdl = (int)attr_value(g, "wdl_constant");
+    s->constant_dtw = (int)attr_value(g, "dtw_constant");
+    bool ok = s->constant_wdl <= 2;
+    if (ok && s->constant_wdl < 0)
+        ok = chunk_open(g, "wdl", 1, &s->wdl) == 0 && s->wdl.elements == (positions + 3) / 4;
+    if (ok && s->constant_dtw < 0)
+        ok = chunk_open(g, "dtw", 0, &s->dtw) == 0 && s->dtw.elements == positions;
+    if (!ok)
+        stored_close(s);
+    return ok ? 0 : -1;
+}
+
+void stored_close(StoredSlice *s)
+{
+    if (s->wdl.d >= 0 || s->wdl.check)
+        chunk_close(&s->wdl);
+    if (s->dtw.d >= 0 || s->dtw.check)
+        chunk_close(&s->dtw);
+}

@@ -1,0 +1,72 @@
+/* Checked, compressed value arrays in HDF5: a 1-D dataset split into chunks of CHUNK_BYTES,
+ * each encoded in the LZ4 filter's format (id 32004, so h5py + hdf5plugin and h5dump read the
+ * dataset as usual) by LZ4HC and written directly, with a second dataset `<name>_check`
+ * holding one 64-bit checksum per chunk of its stored (encoded) bytes. Reading bypasses the
+ * HDF5 filter pipeline: raw chunks are read (H5Dread_chunk), checked, then decoded with liblz4.
+ * Library code inside db/; HDF5 calls are not made thread-safe here (callers serialise them). */
+#ifndef DAMAS_DB_CHUNK_H
+#define DAMAS_DB_CHUNK_H
+
+#include <hdf5.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+enum { CHUNK_BYTES = 1 << 16, CHUNK_LZ4HC_LEVEL = 9 };
+
+/* Elements per chunk of a dataset of `elements` values of `size` bytes: CHUNK_BYTES' worth,
+ * or all of them when fewer (a chunk may not exceed a fixed-size dataset). */
+uint64_t chunk_elements(uint64_t elements, int size);
+
+/* Writes `elements` values of `size` bytes (1 or 2, stored little-endian) from data as
+ * dataset `name` of group g and its checksums. Returns 0, or -1 on an HDF5 or memory error. */
+int chunk_write(hid_t g, const char *name, int size, const void *data, uint64_t elements);
+
+typedef struct {
+    hid_t d;               /* the dataset, open */
+    uint64_t elements;
+    int size;              /* bytes per element */
+    uint64_t chunk_elements;  /* per chunk */
+    uint64_t nchunks;
+    uint64_t *check;       /* per chunk */
+    uint64_t bytes;        /* stored bytes of the dataset and its checksums */
+} ChunkSet;
+
+/* Opens dataset `name` of g and reads its checksums. Returns 0, or -1 if it is missing, of
+ * another shape or type than `size`-byte (0: 1- or 2-byte) unsigned integers, or unreadable. */
+int chunk_open(hid_t g, const char *name, int size, ChunkSet *c);
+void chunk_close(ChunkSet *c);
+
+/* Reads chunk k of c, checks it and decodes it into out (chunk_elements * size bytes, at
+ * most CHUNK_BYTES: the values of elements k * chunk_elements onward, little-endian). Returns 0, or -1 if the chunk is
+ * missing, fails its checksum or does not decode. */
+int chunk_read(const ChunkSet *c, uint64_t k, uint8_t *out);
+
+/* Reads the whole dataset into out (elements * size bytes); 0, or the failing chunk + 1. */
+uint64_t chunk_read_all(const ChunkSet *c, void *out);
+
+/* A slice's stored values (docs/FORMAT.md): `wdl` two bits a position, `dtw` halved, each
+ * either a chunked dataset or, when there is a single value, the attribute <name>_constant. */
+typedef struct {
+    ChunkSet wdl, dtw;       /* .d < 0 when constant */
+    int constant_wdl, constant_dtw;   /* -1 when stored */
+} StoredSlice;
+
+/* Opens the values of slice group g; 0, or -1 if they are missing or malformed. */
+int stored_open(hid_t g, uint64_t positions, StoredSlice *s);
+void stored_close(StoredSlice *s);
+
+/* The 2-bit value of position i from a decoded wdl chunk holding it, and its stored half
+ * distance from a decoded dtw chunk. */
+static inline int stored_wdl_at(const ChunkSet *c, const uint8_t *chunk, uint64_t i)
+{
+    uint64_t b = i % (c->chunk_elements * 4);
+    return chunk[b / 4] >> (2 * (b % 4)) & 3;
+}
+
+static inline int stored_half_at(const ChunkSet *c, const uint8_t *chunk, uint64_t i)
+{
+    uint64_t b = i % c->chunk_elements;
+    return c->size == 1 ? chunk[b] : chunk[2 * b] | chunk[2 * b + 1] << 8;
+}
+
+#endif
