@@ -102,5 +102,9 @@ bench-mpi: $(MPIB)/damas
 $(REL)/split-sim: $(call objects,$(REL),$(CORE_SRC) tools/split-sim.c)
 	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
 
+# Probe speed and compression figures (scripts/bench-probe.sh).
+$(REL)/probe-bench: $(call objects,$(REL),$(CORE_SRC) tools/probe-bench.c)
+	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
+
 clean:
 	rm -rf build damas

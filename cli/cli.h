@@ -14,6 +14,7 @@ int cmd_perft(int argc, char **argv);
 int cmd_gen(int argc, char **argv);
 int cmd_verify(int argc, char **argv);
 int cmd_info(int argc, char **argv);
+int cmd_probe(int argc, char **argv);
 
 /* Prints "error: <message>" on stderr; returns `code` for `return cli_error(...)`. */
 int cli_error(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -19,6 +19,7 @@ static const struct {
     {"gen", cmd_gen, "build endgame databases by retrograde analysis"},
     {"verify", cmd_verify, "check a database against its own successors, independently"},
     {"info", cmd_info, "statistics of a database: positions, wins, draws, losses, sizes"},
+    {"probe", cmd_probe, "value, distance, every move's value and the best line from a database"},
 };
 
 int cli_error(int code, const char *fmt, ...)

@@ -37,7 +37,29 @@ static hid_t u_type(int size)
     return size == 1 ? H5T_STD_U8LE : H5T_STD_U16LE;
 }
 
-int chunk_write(hid_t g, const char *name, int size, const void *data, uint64_t elements)
+/* The hash of a checksum array, as little-endian bytes. */
+static uint64_t summary_of(const uint64_t *check, uint64_t n)
+{
+    uint64_t h = 0;
+    for (uint64_t k = 0; k < n; k++) {
+        uint8_t b[8];
+        for (int i = 0; i < 8; i++)
+            b[i] = (uint8_t)(check[k] >> (8 * i));
+        h = chunk_hash(b, 8) ^ (h * 0x9E3779B97F4A7C15ull);
+    }
+    return h;
+}
+
+uint64_t stored_values_check(int constant_wdl, int constant_dtw, uint64_t wdl_summary, uint64_t dtw_summary)
+{
+    uint8_t b[32];
+    uint64_t w[4] = {(uint64_t)(int64_t)constant_wdl, (uint64_t)(int64_t)constant_dtw, wdl_summary, dtw_summary};
+    for (int k = 0; k < 32; k++)
+        b[k] = (uint8_t)(w[k / 8] >> (8 * (k % 8)));
+    return chunk_hash(b, sizeof b);
+}
+
+int chunk_write(hid_t g, const char *name, int size, const void *data, uint64_t elements, uint64_t *summary)
 {
     uint64_t per_chunk = chunk_elements(elements, size), chunk_bytes = per_chunk * (uint64_t)size;
     uint64_t nchunks = (elements + per_chunk - 1) / per_chunk;
@@ -78,6 +100,8 @@ int chunk_write(hid_t g, const char *name, int size, const void *data, uint64_t 
             check[k] = chunk_hash(enc[k], len[k]);
         free(raw);
     }
+    if (rc == 0)
+        *summary = summary_of(check, nchunks);
     for (uint64_t k = 0; k < nchunks && rc == 0; k++) {
         hsize_t offset[1] = {k * per_chunk};
         if (len[k] == 0 || H5Dwrite_chunk(d, H5P_DEFAULT, 0, offset, len[k], enc[k]) < 0)
@@ -145,6 +169,7 @@ int chunk_open(hid_t g, const char *name, int size, ChunkSet *c)
         c->check = malloc((c->nchunks ? c->nchunks : 1) * sizeof *c->check);
         ok = c->check && H5Dread(cd, H5T_NATIVE_UINT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, c->check) >= 0;
         c->bytes = H5Dget_storage_size(c->d) + H5Dget_storage_size(cd);
+        c->summary = ok ? summary_of(c->check, c->nchunks) : 0;
     }
     if (cd >= 0)
         H5Dclose(cd);
@@ -164,21 +189,26 @@ void chunk_close(ChunkSet *c)
     c->d = -1;
 }
 
-int chunk_read(const ChunkSet *c, uint64_t k, uint8_t *out)
+pthread_mutex_t chunk_hdf5_lock = PTHREAD_MUTEX_INITIALIZER;
+
+int chunk_read(const ChunkSet *c, uint64_t k, uint8_t *out, bool lock)
 {
     if (k >= c->nchunks)
         return -1;
     hsize_t offset[1] = {k * c->chunk_elements};
     size_t want = c->chunk_elements * (uint64_t)c->size;
     hsize_t stored = 0;
-    if (H5Dget_chunk_storage_size(c->d, offset, &stored) < 0 || stored < 12 || stored > 2 * CHUNK_BYTES)
-        return -1;
-    uint8_t *raw = malloc(stored);
+    uint8_t *raw = NULL;
     uint32_t filters = 0;
-    int rc = -1;
-    if (raw && H5Dread_chunk(c->d, H5P_DEFAULT, offset, &filters, raw) >= 0 && filters == 0 &&
-        chunk_hash(raw, stored) == c->check[k] && h5lz4_decode(raw, stored, out, want) == want)
-        rc = 0;
+    bool read = false;
+    if (lock)
+        pthread_mutex_lock(&chunk_hdf5_lock);
+    if (H5Dget_chunk_storage_size(c->d, offset, &stored) >= 0 && stored >= 12 && stored <= 2 * CHUNK_BYTES &&
+        (raw = malloc(stored)))
+        read = H5Dread_chunk(c->d, H5P_DEFAULT, offset, &filters, raw) >= 0 && filters == 0;
+    if (lock)
+        pthread_mutex_unlock(&chunk_hdf5_lock);
+    int rc = read && chunk_hash(raw, stored) == c->check[k] && h5lz4_decode(raw, stored, out, want) == want ? 0 : -1;
     free(raw);
     return rc;
 }
@@ -190,7 +220,7 @@ uint64_t chunk_read_all(const ChunkSet *c, void *out)
         return 1;
     uint64_t per_chunk = c->chunk_elements, bad = 0;
     for (uint64_t k = 0; k < c->nchunks && !bad; k++) {
-        if (chunk_read(c, k, buf) < 0) {
+        if (chunk_read(c, k, buf, false) < 0) {
             bad = k + 1;
             break;
         }
@@ -231,6 +261,16 @@ int stored_open(hid_t g, uint64_t positions, StoredSlice *s)
         ok = chunk_open(g, "wdl", 1, &s->wdl) == 0 && s->wdl.elements == (positions + 3) / 4;
     if (ok && s->constant_dtw < 0)
         ok = chunk_open(g, "dtw", 0, &s->dtw) == 0 && s->dtw.elements == positions;
+    /* The constants and every chunk checksum are covered by one more checksum, so a damaged
+     * attribute or checksum array is caught here, before any answer. */
+    uint64_t want = 0;
+    if (ok) {
+        hid_t a = H5Aexists(g, "values_check") > 0 ? H5Aopen(g, "values_check", H5P_DEFAULT) : -1;
+        ok = a >= 0 && H5Aread(a, H5T_NATIVE_UINT64, &want) >= 0;
+        if (a >= 0)
+            H5Aclose(a);
+    }
+    ok = ok && want == stored_values_check(s->constant_wdl, s->constant_dtw, s->wdl.summary, s->dtw.summary);
     if (!ok)
         stored_close(s);
     return ok ? 0 : -1;

@@ -8,6 +8,7 @@
 #define DAMAS_DB_CHUNK_H
 
 #include <hdf5.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -18,8 +19,9 @@ enum { CHUNK_BYTES = 1 << 16, CHUNK_LZ4HC_LEVEL = 9 };
 uint64_t chunk_elements(uint64_t elements, int size);
 
 /* Writes `elements` values of `size` bytes (1 or 2, stored little-endian) from data as
- * dataset `name` of group g and its checksums. Returns 0, or -1 on an HDF5 or memory error. */
-int chunk_write(hid_t g, const char *name, int size, const void *data, uint64_t elements);
+ * dataset `name` of group g and its checksums, and a hash of those in *summary. Returns 0, or
+ * -1 on an HDF5 or memory error. */
+int chunk_write(hid_t g, const char *name, int size, const void *data, uint64_t elements, uint64_t *summary);
 
 typedef struct {
     hid_t d;               /* the dataset, open */
@@ -29,6 +31,7 @@ typedef struct {
     uint64_t nchunks;
     uint64_t *check;       /* per chunk */
     uint64_t bytes;        /* stored bytes of the dataset and its checksums */
+    uint64_t summary;      /* hash of the checksums, as chunk_write gives it */
 } ChunkSet;
 
 /* Opens dataset `name` of g and reads its checksums. Returns 0, or -1 if it is missing, of
@@ -36,10 +39,15 @@ typedef struct {
 int chunk_open(hid_t g, const char *name, int size, ChunkSet *c);
 void chunk_close(ChunkSet *c);
 
+/* Serialises HDF5 calls of threads that share files (the HDF5 library may not be built
+ * thread-safe). */
+extern pthread_mutex_t chunk_hdf5_lock;
+
 /* Reads chunk k of c, checks it and decodes it into out (chunk_elements * size bytes, at
- * most CHUNK_BYTES: the values of elements k * chunk_elements onward, little-endian). Returns 0, or -1 if the chunk is
- * missing, fails its checksum or does not decode. */
-int chunk_read(const ChunkSet *c, uint64_t k, uint8_t *out);
+ * most CHUNK_BYTES: the values of elements k * chunk_elements onward, little-endian), holding
+ * chunk_hdf5_lock for the HDF5 calls if `lock` (the decoding runs outside it). Returns 0, or
+ * -1 if the chunk is missing, fails its checksum or does not decode. */
+int chunk_read(const ChunkSet *c, uint64_t k, uint8_t *out, bool lock);
 
 /* Reads the whole dataset into out (elements * size bytes); 0, or the failing chunk + 1. */
 uint64_t chunk_read_all(const ChunkSet *c, void *out);
@@ -51,7 +59,12 @@ typedef struct {
     int constant_wdl, constant_dtw;   /* -1 when stored */
 } StoredSlice;
 
-/* Opens the values of slice group g; 0, or -1 if they are missing or malformed. */
+/* The slice attribute `values_check`: a hash of the constants (-1 when stored) and of the two
+ * datasets' checksum summaries (0 when constant). */
+uint64_t stored_values_check(int constant_wdl, int constant_dtw, uint64_t wdl_summary, uint64_t dtw_summary);
+
+/* Opens the values of slice group g; 0, or -1 if they are missing, malformed or fail
+ * values_check. */
 int stored_open(hid_t g, uint64_t positions, StoredSlice *s);
 void stored_close(StoredSlice *s);
 

@@ -16,7 +16,7 @@
 #include "chunk.h"
 #include "h5lz4.h"
 
-enum { PATH_LEN = 4096 };
+enum { PATH_LEN = STORE_PATH_MAX };
 static const char manifest_name[] = "damas-db.txt";
 
 /* ---- tables and sets ---- */
@@ -466,14 +466,18 @@ static int write_slice(hid_t file, const Variant *v, DbTable *t)
     if (!dc || pack_values(t, dc, &p) < 0) {
         bad = 1;
     } else {
+        uint64_t sw = 0, sd = 0;
         if (p.constant_wdl >= 0)
             bad |= attr_u64(g, "wdl_constant", (uint64_t)p.constant_wdl) < 0;
         else
-            bad |= chunk_write(g, "wdl", 1, p.wdl2, (t->slice.size + 3) / 4) < 0;
+            bad |= chunk_write(g, "wdl", 1, p.wdl2, (t->slice.size + 3) / 4, &sw) < 0;
         if (p.constant_dtw >= 0)
             bad |= attr_u64(g, "dtw_constant", (uint64_t)p.constant_dtw) < 0;
         else
-            bad |= chunk_write(g, "dtw", p.half_size, p.half, t->slice.size) < 0;
+            bad |= chunk_write(g, "dtw", p.half_size, p.half, t->slice.size, &sd) < 0;
+        bad |= attr_u64(g, "values_check",
+                        stored_values_check(p.constant_wdl >= 0 ? p.constant_wdl : -1,
+                                            p.constant_dtw >= 0 ? p.constant_dtw : -1, sw, sd)) < 0;
     }
     packed_free(&p);
     if (dc != t->dont_care)
@@ -526,6 +530,28 @@ int store_write_unit(const char *dir, const Variant *v, DbTable *const *tables, 
         FAIL(DAMAS_ERR_RANGE, "cannot rename %s: %s", tmp, strerror(errno));
     }
     fsync_path(dir);
+    return DAMAS_OK;
+}
+
+/* Checks slice group g's attributes against v and the expected size; its checksum in *checksum. */
+static int check_slice(hid_t g, const char *path, const char *name, const Variant *v, uint64_t size,
+                       uint64_t *checksum, char *err, size_t errlen)
+{
+    char variant[64], rules[VARIANT_RULES_MAX], want[VARIANT_RULES_MAX];
+    uint64_t version = 0, positions = 0;
+    variant_rules_text(v, want);
+    if (attr_read_string(g, "variant", variant, sizeof variant) < 0 ||
+        attr_read_string(g, "rules", rules, sizeof rules) < 0 ||
+        attr_read(g, "index_version", H5T_NATIVE_UINT64, &version) < 0 ||
+        attr_read(g, "positions", H5T_NATIVE_UINT64, &positions) < 0 ||
+        attr_read(g, "checksum", H5T_NATIVE_UINT64, checksum) < 0)
+        FAIL(DAMAS_ERR_SYNTAX, "%s: slice %s lacks its attributes (damaged or not a damas file)", path, name);
+    if (strcmp(variant, v->name) || strcmp(rules, want))
+        FAIL(DAMAS_ERR_ILLEGAL, "%s: slice %s is %s (%s), not %s", path, name, variant, rules, v->name);
+    if (version != DB_INDEX_VERSION || positions != size)
+        FAIL(DAMAS_ERR_ILLEGAL, "%s: slice %s has index scheme %llu with %llu positions; expected scheme %d with %llu",
+             path, name, (unsigned long long)version, (unsigned long long)positions, DB_INDEX_VERSION,
+             (unsigned long long)size);
     return DAMAS_OK;
 }
 
@@ -582,22 +608,10 @@ static int stored_unpack(const StoredSlice *st, const DbSet *s, DbTable *t)
 static int read_slice(hid_t g, const char *path, const char *name, const DbSet *s, bool data, DbTable *t,
                       char *err, size_t errlen)
 {
-    const Variant *v = &s->variant;
-    char variant[64], rules[VARIANT_RULES_MAX], want[VARIANT_RULES_MAX];
-    uint64_t version = 0, positions = 0, checksum = 0;
-    variant_rules_text(v, want);
-    if (attr_read_string(g, "variant", variant, sizeof variant) < 0 ||
-        attr_read_string(g, "rules", rules, sizeof rules) < 0 ||
-        attr_read(g, "index_version", H5T_NATIVE_UINT64, &version) < 0 ||
-        attr_read(g, "positions", H5T_NATIVE_UINT64, &positions) < 0 ||
-        attr_read(g, "checksum", H5T_NATIVE_UINT64, &checksum) < 0)
-        FAIL(DAMAS_ERR_SYNTAX, "%s: slice %s lacks its attributes (damaged or not a damas file)", path, name);
-    if (strcmp(variant, v->name) || strcmp(rules, want))
-        FAIL(DAMAS_ERR_ILLEGAL, "%s: slice %s is %s (%s), not %s", path, name, variant, rules, v->name);
-    if (version != DB_INDEX_VERSION || positions != t->slice.size)
-        FAIL(DAMAS_ERR_ILLEGAL, "%s: slice %s has index scheme %llu with %llu positions; expected scheme %d with %llu",
-             path, name, (unsigned long long)version, (unsigned long long)positions, DB_INDEX_VERSION,
-             (unsigned long long)t->slice.size);
+    uint64_t checksum = 0;
+    int rc = check_slice(g, path, name, &s->variant, t->slice.size, &checksum, err, errlen);
+    if (rc != DAMAS_OK)
+        return rc;
     uint64_t stats[4];
     const char *names[4] = {"wins", "draws", "losses", "max_dtw"};
     for (int k = 0; k < 4; k++)
@@ -607,6 +621,7 @@ static int read_slice(hid_t g, const char *path, const char *name, const DbSet *
     if (stored_open(g, t->slice.size, &st) < 0)
         FAIL(DAMAS_ERR_SYNTAX, "%s: slice %s: its values are missing or malformed (damaged file)", path, name);
     t->bytes = st.wdl.bytes + st.dtw.bytes;
+    t->bytes_wdl = st.wdl.bytes;
     if (!data) {
         stored_close(&st);
         t->wins = stats[0];
@@ -616,7 +631,7 @@ static int read_slice(hid_t g, const char *path, const char *name, const DbSet *
         t->checksum = checksum;
         return DAMAS_OK;
     }
-    int rc = stored_unpack(&st, s, t);
+    rc = stored_unpack(&st, s, t);
     stored_close(&st);
     if (rc == -1)
         FAIL(DAMAS_ERR_RANGE, "out of memory loading slice %s", name);
@@ -659,9 +674,8 @@ static int load_slice(hid_t file, const char *path, const Variant *v, Material m
     return DAMAS_OK;
 }
 
-int store_load_unit(const char *dir, Material m, bool data, DbSet *s, char *err, size_t errlen)
+int store_open_unit(const char *dir, Material m, hid_t *file, char *path, char *err, size_t errlen)
 {
-    char path[PATH_LEN];
     if (h5_init() < 0)
         FAIL(DAMAS_ERR_RANGE, "cannot register the HDF5 LZ4 filter");
     unit_path(dir, m, "", path);
@@ -669,16 +683,46 @@ int store_load_unit(const char *dir, Material m, bool data, DbSet *s, char *err,
         FAIL(DAMAS_ERR_UNKNOWN, "%s: %s", path, strerror(errno));
     if (H5Fis_hdf5(path) <= 0)
         FAIL(DAMAS_ERR_SYNTAX, "%s is not a readable HDF5 file (damaged or truncated)", path);
-    hid_t file = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
-    if (file < 0)
+    *file = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+    if (*file < 0)
         FAIL(DAMAS_ERR_SYNTAX, "%s cannot be opened (damaged or truncated)", path);
     uint64_t format = 0;
-    if (attr_read(file, "format_version", H5T_NATIVE_UINT64, &format) < 0 || format != DB_FORMAT_VERSION) {
-        H5Fclose(file);
+    if (attr_read(*file, "format_version", H5T_NATIVE_UINT64, &format) < 0 || format != DB_FORMAT_VERSION) {
+        H5Fclose(*file);
         FAIL(DAMAS_ERR_ILLEGAL, "%s is in storage format %llu, not %d (written by another damas version: build it again)",
              path, (unsigned long long)format, DB_FORMAT_VERSION);
     }
-    int rc = load_slice(file, path, &s->variant, m, data, s, err, errlen);
+    return DAMAS_OK;
+}
+
+int store_open_slice(hid_t file, const char *path, const Variant *v, const Slice *slice, StoredSlice *st,
+                     char *err, size_t errlen)
+{
+    char name[DB_NAME_MAX];
+    material_name(slice->m, name);
+    if (H5Lexists(file, name, H5P_DEFAULT) <= 0)
+        FAIL(DAMAS_ERR_SYNTAX, "%s: slice %s is missing", path, name);
+    hid_t g = H5Gopen2(file, name, H5P_DEFAULT);
+    if (g < 0)
+        FAIL(DAMAS_ERR_SYNTAX, "%s: cannot open slice %s", path, name);
+    uint64_t checksum;
+    int rc = check_slice(g, path, name, v, slice->size, &checksum, err, errlen);
+    if (rc == DAMAS_OK && stored_open(g, slice->size, st) < 0) {
+        snprintf(err, errlen, "%s: slice %s: its values are missing or malformed (damaged file)", path, name);
+        rc = DAMAS_ERR_SYNTAX;
+    }
+    H5Gclose(g);
+    return rc;
+}
+
+int store_load_unit(const char *dir, Material m, bool data, DbSet *s, char *err, size_t errlen)
+{
+    char path[STORE_PATH_MAX];
+    hid_t file;
+    int rc = store_open_unit(dir, m, &file, path, err, errlen);
+    if (rc != DAMAS_OK)
+        return rc;
+    rc = load_slice(file, path, &s->variant, m, data, s, err, errlen);
     if (rc == DAMAS_OK && !material_equal(m, material_swap(m)))
         rc = load_slice(file, path, &s->variant, material_swap(m), data, s, err, errlen);
     H5Fclose(file);

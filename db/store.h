@@ -6,8 +6,13 @@
 #ifndef DAMAS_DB_STORE_H
 #define DAMAS_DB_STORE_H
 
+#include <hdf5.h>
+
 #include "../core/variant.h"
+#include "chunk.h"
 #include "index.h"
+
+enum { STORE_PATH_MAX = 4096 };
 
 /* Values for the side to move. */
 enum { DB_LOSS = 0, DB_DRAW = 1, DB_WIN = 2 };
@@ -38,7 +43,8 @@ typedef struct {
     uint64_t wins, draws, losses;
     int max_dtw;           /* the longest win */
     uint64_t checksum;     /* of the raw values: docs/FORMAT.md */
-    uint64_t bytes;        /* bytes on disk of the two datasets (0 if not stored) */
+    uint64_t bytes;        /* bytes on disk of the values, distances and their checksums */
+    uint64_t bytes_wdl;    /* of which the values (win/draw/loss) and their checksums */
 } DbTable;
 
 /* Counts, longest win and checksum of t's values. */
@@ -86,5 +92,14 @@ int store_write_unit(const char *dir, const Variant *v, DbTable *const *tables, 
  * their captures, so the units those lead to must be in s already (load in gen_units order).
  * Without `data`, reads only the statistics (wdl and dtw stay NULL). */
 int store_load_unit(const char *dir, Material m, bool data, DbSet *s, char *err, size_t errlen);
+
+/* Opens the unit file of m in dir read-only (*file; its path in path, STORE_PATH_MAX),
+ * checking it is an HDF5 file of this storage format. The caller closes it (H5Fclose). */
+int store_open_unit(const char *dir, Material m, hid_t *file, char *path, char *err, size_t errlen);
+
+/* Opens the stored values of `slice` in an open unit file, checking the slice's variant,
+ * rules, index scheme and size. */
+int store_open_slice(hid_t file, const char *path, const Variant *v, const Slice *slice, StoredSlice *st,
+                     char *err, size_t errlen);
 
 #endif

@@ -44,6 +44,19 @@ kept=$(grep -c "on disk" <<<"$out")
 if [ "$kept" -eq "$done_before" ] && [ "$(sums "$work/russian")" = "$(sums "$work/killed")" ]; then ok; else
   fail "resume after kill: $done_before units were on disk, $kept kept; identical: $([ "$(sums "$work/russian")" = "$(sums "$work/killed")" ] && echo yes || echo no)"; fi
 
+# Probing: value, moves and line, in text and JSON, from arguments and standard input.
+check probe_win_in_one 0 "value: win in 1 ply (1 move)" -- "$damas" probe --db "$work/american" "W:W18,K1:B14"
+check probe_json 0 '{"fen":"W:WK1,18:B14","wdl":"win","dtw":1,"moves":[{"move":"18x9","wdl":"win","dtw":1}],"line":["18x9"]}' -- \
+  "$damas" probe --db "$work/american" --json "W:W18,K1:B14"
+check probe_draw_no_line 0 '"wdl":"draw","dtw":0,"moves":[{"move":"14x23","wdl":"draw","dtw":0}],"line":[]}' -- \
+  "$damas" probe --db "$work/american" --json "B:W18,K1:B14"
+out=$(printf 'W:W18,K1:B14\n\nW:WK1,K2:BK32\n' | "$damas" probe --db "$work/american" --json)
+if [ "$(grep -c '"wdl":"win"' <<<"$out")" -eq 2 ]; then ok; else fail "probe_stdin: $out"; fi
+check probe_bad_fen 2 '"error":"' -- "$damas" probe --db "$work/american" --json "W:W18,K1:B14" "W:W99:B1"
+check probe_beyond 1 "is not in the database" -- "$damas" probe --db "$work/american" "W:W18,22,K1:B14,K32"
+check probe_other_variant 1 "american" -- "$damas" probe --variant russian --db "$work/american" "W:W18:B14"
+check probe_no_db 1 "error: /tmp is not a damas database" -- "$damas" probe --db /tmp "W:W18:B14"
+
 # Foreign and damaged databases: a clear error, exit 1, never a crash.
 check gen_into_other_variant 1 "error: $work/american holds a american database" -- \
   "$damas" gen --variant russian --pieces 2 --out "$work/american"
@@ -59,6 +72,7 @@ unit="$work/flipped/m0k1-m1k1.h5"
 size=$(stat -c %s "$unit")
 printf '\xff\xff\xff\xff' | dd of="$unit" bs=1 seek=$((size - 200)) conv=notrunc status=none
 check verify_flipped 1 "m0k1-m1k1" -- "$damas" verify --db "$work/flipped"
+check probe_flipped 1 "m0k1-m1k1.h5: slice m0k1-m1k1" -- "$damas" probe --db "$work/flipped" "W:WK1:B14,K32"
 
 # A full disk: a clear error, exit 1, no partial unit, the finished units intact.
 mkdir -p "$work/tiny"

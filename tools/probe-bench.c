@@ -1,0 +1,174 @@
+/* Probe speed and compression of a built database (scripts/bench-probe.sh).
+ *
+ * usage: build/rel/probe-bench DIR [POSITIONS] [RAW_DIR]
+ * Draws POSITIONS (default 1,000,000) positions uniformly from every position of the database
+ * and probes them through db/probe.h: win/draw/loss only (what a search reads) and with the
+ * distance, on 1 thread and on all, with a warm cache (a second pass over the same positions,
+ * the cache large enough to hold every chunk they touch) and a cold one (a one-chunk cache:
+ * every probe reads and decodes a chunk; the files themselves are in the OS page cache).
+ * Then the compression table per piece count: stored bytes of the win/draw/loss values and
+ * of the distances, and for comparison LZ4 (fast, 64 KiB blocks) on the raw 2-bit values
+ * without don't-care filling. With RAW_DIR, writes those raw 2-bit values per piece count to
+ * RAW_DIR/raw-<n>.bin for the script to compress with xz -9. */
+#include <lz4.h>
+#include <omp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "../db/probe.h"
+#include "../gen/gen.h"
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static uint64_t next(uint64_t *s)
+{
+    *s = *s * 6364136223846793005ull + 1442695040888963407ull;
+    uint64_t x = *s;
+    x ^= x >> 29;
+    x *= 0xbf58476d1ce4e5b9ull;
+    return x ^ (x >> 32);
+}
+
+/* Probes every position; returns seconds. */
+static double run(DbProbe *p, const Position *pos, size_t n, int threads, bool dtw)
+{
+    double t0 = now();
+    int failures = 0;
+#pragma omp parallel for num_threads(threads) schedule(static) reduction(+ : failures)
+    for (size_t i = 0; i < n; i++) {
+        char err[256];
+        DbValue v;
+        int w;
+        failures += (dtw ? probe_value(p, &pos[i], &v, err, sizeof err) : probe_wdl(p, &pos[i], &w, err, sizeof err)) !=
+                    DAMAS_OK;
+    }
+    double t = now() - t0;
+    if (failures) {
+        fprintf(stderr, "error: %d probes failed\n", failures);
+        exit(1);
+    }
+    return t;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        fprintf(stderr, "usage: %s DIR [POSITIONS] [RAW_DIR]\n", argv[0]);
+        return 2;
+    }
+    const char *dir = argv[1], *raw_dir = argc > 3 ? argv[3] : NULL;
+    size_t n = argc > 2 ? strtoull(argv[2], NULL, 10) : 1000000;
+    char err[1024];
+    Variant v;
+    DbSet *set = malloc(sizeof *set);
+    if (!set || store_manifest_variant(dir, &v, err, sizeof err) != DAMAS_OK) {
+        fprintf(stderr, "error: %s\n", set ? err : "out of memory");
+        return 1;
+    }
+    dbset_init(set, &v);
+    int slices;
+    /* The values too: the compression table compares against the raw values. */
+    if (gen_load_all(dir, set, true, &slices, err, sizeof err) != DAMAS_OK) {
+        fprintf(stderr, "error: %s\n", err);
+        return 1;
+    }
+    const DbTable *tables[DB_MAX_MATERIALS * 2];
+    int nt = 0;
+    uint64_t total = 0;
+    const DbTable *t;
+    for (size_t k = 0; (t = dbset_next(set, &k));) {
+        tables[nt++] = t;
+        total += t->slice.size;
+    }
+    Position *pos = malloc(n * sizeof *pos);
+    uint64_t seed = 2026;
+    for (size_t i = 0; i < n; i++) {
+        uint64_t r = next(&seed) % total;
+        int j = 0;
+        while (r >= tables[j]->slice.size)
+            r -= tables[j++]->slice.size;
+        slice_unrank(&tables[j]->slice, r, &pos[i]);
+    }
+    int cores = omp_get_num_procs();
+    printf("%s: %d slices, %llu positions; %zu random positions probed\n", v.name, nt, (unsigned long long)total, n);
+    printf("%-28s %8s %14s %12s\n", "probe", "threads", "probes/s", "us/probe");
+    for (int dtw = 0; dtw <= 1; dtw++) {
+        for (int cold = 0; cold <= 1; cold++) {
+            for (int threads = 1; threads <= cores; threads = threads < cores ? cores : cores + 1) {
+                DbProbe *p = probe_open(dir, NULL, cold ? 0 : (size_t)8 << 30, err, sizeof err);
+                if (!p) {
+                    fprintf(stderr, "error: %s\n", err);
+                    return 1;
+                }
+                size_t m = cold ? n / 10 : n;
+                if (!cold)
+                    run(p, pos, m, threads, dtw);   /* fills the cache */
+                double s = run(p, pos, m, threads, dtw);
+                ProbeStats st;
+                probe_stats(p, &st);
+                char label[64];
+                snprintf(label, sizeof label, "%s, %s cache", dtw ? "value + distance" : "win/draw/loss", cold ? "cold" : "warm");
+                printf("%-28s %8d %14.0f %12.3f\n", label, threads, (double)m / s, s / (double)m * 1e6 * threads);
+                probe_close(p);
+            }
+        }
+    }
+    printf("\n%-7s %14s %12s %10s %12s %10s %14s %10s\n", "pieces", "positions", "wdl bytes", "pos/byte", "dtw bytes",
+           "pos/byte", "raw 2-bit lz4", "pos/byte");
+    uint64_t sum[4] = {0};
+    for (int pc = 2; pc <= DB_MAX_PIECES; pc++) {
+        uint64_t positions = 0, wdl = 0, all = 0, lz = 0;
+        FILE *raw = NULL;
+        if (raw_dir) {
+            char path[512];
+            snprintf(path, sizeof path, "%s/raw-%d.bin", raw_dir, pc);
+            raw = fopen(path, "wb");
+        }
+        for (int j = 0; j < nt; j++) {
+            t = tables[j];
+            if (material_pieces(t->slice.m) != pc)
+                continue;
+            positions += t->slice.size;
+            wdl += t->bytes_wdl;
+            all += t->bytes;
+            size_t nb = (t->slice.size + 3) / 4;
+            uint8_t *packed = calloc(nb, 1);
+            for (uint64_t i = 0; i < t->slice.size; i++)
+                packed[i / 4] |= (uint8_t)(t->wdl[i] << (2 * (i % 4)));
+            char *out = malloc((size_t)LZ4_compressBound(1 << 16));
+            for (size_t o = 0; o < nb; o += 1 << 16) {
+                int len = (int)(nb - o < (1 << 16) ? nb - o : 1 << 16);
+                lz += (uint64_t)LZ4_compress_default((const char *)packed + o, out, len, LZ4_compressBound(len));
+            }
+            if (raw)
+                fwrite(packed, 1, nb, raw);
+            free(out);
+            free(packed);
+        }
+        if (raw)
+            fclose(raw);
+        if (!positions)
+            continue;
+        printf("%-7d %14llu %12llu %10.1f %12llu %10.1f %14llu %10.1f\n", pc, (unsigned long long)positions,
+               (unsigned long long)wdl, (double)positions / (double)wdl, (unsigned long long)(all - wdl),
+               (double)positions / (double)(all - wdl), (unsigned long long)lz, (double)positions / (double)lz);
+        sum[0] += positions;
+        sum[1] += wdl;
+        sum[2] += all - wdl;
+        sum[3] += lz;
+    }
+    printf("%-7s %14llu %12llu %10.1f %12llu %10.1f %14llu %10.1f\n", "all", (unsigned long long)sum[0],
+           (unsigned long long)sum[1], (double)sum[0] / (double)sum[1], (unsigned long long)sum[2],
+           (double)sum[0] / (double)sum[2], (unsigned long long)sum[3], (double)sum[0] / (double)sum[3]);
+    free(pos);
+    dbset_free(set);
+    free(set);
+    return 0;
+}
