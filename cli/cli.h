@@ -6,6 +6,7 @@
 #include <stdint.h>
 
 #include "../core/types.h"
+#include "../eval/eval.h"
 
 /* Exit codes: 0 success, 1 failure of the work, 2 bad usage or input. */
 enum { CLI_OK = 0, CLI_FAIL = 1, CLI_USAGE = 2 };
@@ -15,6 +16,22 @@ int cmd_gen(int argc, char **argv);
 int cmd_verify(int argc, char **argv);
 int cmd_info(int argc, char **argv);
 int cmd_probe(int argc, char **argv);
+int cmd_analyze(int argc, char **argv);
+int cmd_eval(int argc, char **argv);
+int cmd_bench(int argc, char **argv);
+int cmd_match(int argc, char **argv);
+int cmd_play(int argc, char **argv);
+int cmd_hub(int argc, char **argv);
+
+/* --weights: a file, "default" (or NULL: compiled in), or "material" (the defaults'
+ * material weights only); prints the error itself. */
+bool cli_weights(const char *arg, const Variant *v, Weights *out);
+
+/* A search score as text: "+0.35" (men) or "win in 7" / "loss in 6" (plies). */
+void cli_score_text(int score, char *buf, size_t len);
+
+/* The moves pv[0..n) from pos in v's notation, separated by spaces. */
+void cli_pv_text(const Variant *v, const Position *pos, const Move *pv, int n, char *buf, size_t len);
 
 /* Prints "error: <message>" on stderr; returns `code` for `return cli_error(...)`. */
 int cli_error(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

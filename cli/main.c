@@ -20,6 +20,12 @@ static const struct {
     {"verify", cmd_verify, "check a database against its own successors, independently"},
     {"info", cmd_info, "statistics of a database: positions, wins, draws, losses, sizes"},
     {"probe", cmd_probe, "value, distance, every move's value and the best line from a database"},
+    {"analyze", cmd_analyze, "search a position: score, depth, principal variation"},
+    {"eval", cmd_eval, "the static evaluation of a position, by feature group"},
+    {"bench", cmd_bench, "fixed search over compiled-in positions: nodes and speed"},
+    {"match", cmd_match, "games between two weight sets (or random), with Elo and PDN"},
+    {"play", cmd_play, "play a game against the engine in the terminal"},
+    {"hub", cmd_hub, "the Hub protocol engine, for GUIs and pydraughts"},
 };
 
 int cli_error(int code, const char *fmt, ...)
@@ -94,7 +100,7 @@ double cli_now(void)
 
 static void usage(FILE *out)
 {
-    fprintf(out, "damas %s - draughts toolkit: rules, perft, endgame databases\n\n"
+    fprintf(out, "damas %s - draughts toolkit: rules, perft, endgame databases, search\n\n"
                  "usage: damas <command> [options]    (damas <command> --help for details)\n\ncommands:\n",
             DAMAS_VERSION);
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)

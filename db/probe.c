@@ -8,23 +8,30 @@
 #include "../core/error.h"
 #include "../core/position.h"
 
-/* ---- the chunk cache ---- */
+/* ---- the chunk cache ----
+ *
+ * Decoded chunks, found through a slot per chunk of each opened slice (no hashing on a hit),
+ * kept in one LRU list per shard; a chunk's shard follows from its key, and the shard's lock
+ * guards its list and the slots of its chunks. A hit moves the chunk to the front only if it
+ * has dropped out of the newest quarter of its shard, which keeps the order LRU for eviction
+ * while sparing most hits the list updates. */
 
 typedef struct Entry {
-    uint64_t key;
+    struct Entry **slot;           /* the slice's pointer to this entry */
     uint8_t *data;
     size_t size;
+    uint64_t stamp;                /* shard tick when last moved to the front */
     struct Entry *older, *newer;   /* LRU list */
-    struct Entry *next;            /* hash chain */
 } Entry;
 
 typedef struct {
     pthread_mutex_t lock;
-    Entry **buckets;
-    size_t nbuckets, count, cap;
+    size_t count, cap;
+    uint64_t tick;
     Entry *newest, *oldest;
     uint64_t hits, misses;
     size_t bytes;
+    char pad[64];
 } Shard;
 
 enum { MAX_SHARDS = 64 };
@@ -42,7 +49,7 @@ static uint64_t mix(uint64_t x)
     return x;
 }
 
-static int cache_init(Cache *c, size_t bytes)
+static void cache_init(Cache *c, size_t bytes)
 {
     size_t chunks = bytes / CHUNK_BYTES;
     c->nshards = chunks < MAX_SHARDS ? (chunks ? (int)chunks : 1) : MAX_SHARDS;
@@ -52,12 +59,7 @@ static int cache_init(Cache *c, size_t bytes)
         pthread_mutex_init(&s->lock, NULL);
         s->cap = chunks / (size_t)c->nshards;
         s->cap = s->cap ? s->cap : 1;
-        s->nbuckets = 2 * s->cap + 1;
-        s->buckets = calloc(s->nbuckets, sizeof *s->buckets);
-        if (!s->buckets)
-            return -1;
     }
-    return 0;
 }
 
 static void cache_free(Cache *c)
@@ -69,7 +71,6 @@ static void cache_free(Cache *c)
             free(e->data);
             free(e);
         }
-        free(s->buckets);
         pthread_mutex_destroy(&s->lock);
     }
 }
@@ -95,26 +96,27 @@ static void lru_push(Shard *s, Entry *e)
     s->newest = e;
     if (!s->oldest)
         s->oldest = e;
+    e->stamp = ++s->tick;
 }
 
-static Entry **bucket_of(Shard *s, uint64_t key)
+static Shard *shard_of(Cache *c, uint64_t key)
 {
-    return &s->buckets[mix(key) % s->nbuckets];
+    return &c->shard[mix(key) % (uint64_t)c->nshards];
 }
 
-/* Copies `n` bytes at `offset` of the cached chunk `key` to out and returns true, or false if
- * it is not cached. Moves it to the front of the LRU list. */
-static bool cache_get(Cache *c, uint64_t key, size_t offset, int n, uint8_t *out)
+/* Copies `n` bytes at `offset` of the chunk in *slot (of key `key`) to out and returns true,
+ * or false if it is not cached. */
+static bool cache_get(Cache *c, Entry **slot, uint64_t key, size_t offset, int n, uint8_t *out)
 {
-    Shard *s = &c->shard[mix(key ^ 0x5bd1e995) % (uint64_t)c->nshards];
+    Shard *s = shard_of(c, key);
     pthread_mutex_lock(&s->lock);
-    Entry *e = *bucket_of(s, key);
-    while (e && e->key != key)
-        e = e->next;
+    Entry *e = *slot;
     if (e) {
         memcpy(out, e->data + offset, (size_t)n);
-        lru_unlink(s, e);
-        lru_push(s, e);
+        if (s->tick - e->stamp > s->cap / 4) {
+            lru_unlink(s, e);
+            lru_push(s, e);
+        }
         s->hits++;
     } else {
         s->misses++;
@@ -123,48 +125,38 @@ static bool cache_get(Cache *c, uint64_t key, size_t offset, int n, uint8_t *out
     return e != NULL;
 }
 
-/* Adds chunk `key` (taking `data`), evicting the least recently used chunk when full, and
- * copies n bytes at offset to out. If another thread added it meanwhile, data is freed. */
-static void cache_put(Cache *c, uint64_t key, uint8_t *data, size_t size, size_t offset, int n, uint8_t *out)
+/* Caches `data` (taken) in *slot, evicting the least recently used chunk of the shard when
+ * full, and copies n bytes at offset to out. If another thread cached it meanwhile, data is
+ * freed. */
+static void cache_put(Cache *c, Entry **slot, uint64_t key, uint8_t *data, size_t size, size_t offset, int n,
+                      uint8_t *out)
 {
-    Shard *s = &c->shard[mix(key ^ 0x5bd1e995) % (uint64_t)c->nshards];
+    Shard *s = shard_of(c, key);
     memcpy(out, data + offset, (size_t)n);
     pthread_mutex_lock(&s->lock);
-    Entry **b = bucket_of(s, key), *e = *b;
-    while (e && e->key != key)
-        e = e->next;
+    Entry *e = NULL;
+    if (!*slot) {
+        if (s->count >= s->cap) {
+            e = s->oldest;
+            lru_unlink(s, e);
+            *e->slot = NULL;
+            s->count--;
+            s->bytes -= e->size;
+            free(e->data);
+        } else {
+            e = malloc(sizeof *e);
+        }
+    }
     if (e) {
-        pthread_mutex_unlock(&s->lock);
-        free(data);
-        return;
+        *e = (Entry){slot, data, size, 0, NULL, NULL};
+        *slot = e;
+        lru_push(s, e);
+        s->count++;
+        s->bytes += size;
     }
-    if (s->count >= s->cap) {
-        Entry *old = s->oldest, **pp = bucket_of(s, old->key);
-        while (*pp != old)
-            pp = &(*pp)->next;
-        *pp = old->next;
-        lru_unlink(s, old);
-        s->count--;
-        s->bytes -= old->size;
-        e = old;
-        free(e->data);
-    } else {
-        e = malloc(sizeof *e);
-    }
-    if (!e) {   /* out of memory: answer without caching */
-        pthread_mutex_unlock(&s->lock);
-        free(data);
-        return;
-    }
-    e->key = key;
-    e->data = data;
-    e->size = size;
-    e->next = *b;
-    *b = e;
-    lru_push(s, e);
-    s->count++;
-    s->bytes += size;
     pthread_mutex_unlock(&s->lock);
+    if (!e)   /* cached meanwhile, or out of memory: answered without caching */
+        free(data);
 }
 
 /* ---- slices ---- */
@@ -174,6 +166,7 @@ typedef struct {
     int id;                 /* in the cache keys */
     int state;              /* 0 not opened yet, 1 open, -1 failed (error in `error`) */
     StoredSlice st;
+    Entry **cached[2];      /* per chunk of the values and of the distances, when open */
     hid_t file;
     char path[STORE_PATH_MAX];
     char error[512];
@@ -196,13 +189,12 @@ DbProbe *probe_open(const char *dir, const Variant *variant, size_t cache_bytes,
     if (variant && store_manifest(dir, variant, false, err, errlen) != DAMAS_OK)
         return NULL;
     DbProbe *p = calloc(1, sizeof *p);
-    if (!p || strlen(dir) >= sizeof p->dir || cache_init(&p->cache, cache_bytes) < 0) {
-        snprintf(err, errlen, p ? "out of memory (or a directory name too long)" : "out of memory");
-        if (p)
-            cache_free(&p->cache);
+    if (!p || strlen(dir) >= sizeof p->dir) {
+        snprintf(err, errlen, p ? "directory name too long" : "out of memory");
         free(p);
         return NULL;
     }
+    cache_init(&p->cache, cache_bytes);
     p->v = v;
     strcpy(p->dir, dir);
     pthread_mutex_init(&p->open_lock, NULL);
@@ -250,6 +242,8 @@ void probe_close(DbProbe *p)
             stored_close(&slots[k]->st);
             H5Fclose(slots[k]->file);
         }
+        free(slots[k]->cached[0]);
+        free(slots[k]->cached[1]);
         free(slots[k]);
     }
     pthread_mutex_unlock(&chunk_hdf5_lock);
@@ -301,6 +295,16 @@ static ProbeSlice *slice_of(DbProbe *p, Material m, int *rc, char *err, size_t e
                 if (r != DAMAS_OK)
                     H5Fclose(s->file);
             }
+            if (r == DAMAS_OK) {
+                s->cached[0] = calloc(s->st.wdl.nchunks + 1, sizeof *s->cached[0]);
+                s->cached[1] = calloc(s->st.dtw.nchunks + 1, sizeof *s->cached[1]);
+                if (!s->cached[0] || !s->cached[1]) {
+                    snprintf(s->error, sizeof s->error, "out of memory");
+                    stored_close(&s->st);
+                    H5Fclose(s->file);
+                    r = DAMAS_ERR_RANGE;
+                }
+            }
             pthread_mutex_unlock(&chunk_hdf5_lock);
             __atomic_store_n(&s->state, r == DAMAS_OK ? 1 : -1, __ATOMIC_RELEASE);
         }
@@ -323,7 +327,8 @@ static int read_at(DbProbe *p, ProbeSlice *s, const ChunkSet *c, int kind, uint6
     uint64_t k = element / c->chunk_elements;
     size_t offset = (size_t)(element % c->chunk_elements) * (size_t)n;
     uint64_t key = (uint64_t)s->id << 41 | (uint64_t)kind << 40 | k;
-    if (cache_get(&p->cache, key, offset, n, out))
+    Entry **slot = &s->cached[kind][k];
+    if (cache_get(&p->cache, slot, key, offset, n, out))
         return DAMAS_OK;
     size_t size = c->chunk_elements * (size_t)c->size;
     uint8_t *data = malloc(size);
@@ -336,7 +341,7 @@ static int read_at(DbProbe *p, ProbeSlice *s, const ChunkSet *c, int kind, uint6
         FAIL(DAMAS_ERR_SYNTAX, "%s: slice %s: chunk %llu of its %s fails its checksum or does not decode (damaged file)",
              s->path, name, (unsigned long long)k, kind ? "distances" : "values");
     }
-    cache_put(&p->cache, key, data, size, offset, n, out);
+    cache_put(&p->cache, slot, key, data, size, offset, n, out);
     return DAMAS_OK;
 }
 

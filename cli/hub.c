@@ -1,0 +1,385 @@
+/* damas hub: the Hub protocol, version 2 (Scan 3's protocol.txt), on standard input/output.
+ *
+ * Positions and moves use the variant's square numbers: `pos pos=` is the side to move
+ * ('W'/'B') then one character per square in number order ('w', 'b', 'W', 'B', 'e'); a move
+ * is "from-to", or "fromxto" followed by "x<square>" for each captured piece. The search runs
+ * in its own thread so that `stop` and `ping` are answered while it thinks. */
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../core/board.h"
+#include "../core/notation.h"
+#include "../core/search.h"
+#include "../core/variant.h"
+#include "cli.h"
+
+enum { HUB_MAX_ARGS = 16, HUB_MAX_GAME = 1024 };
+
+typedef struct {
+    char *name[HUB_MAX_ARGS], *value[HUB_MAX_ARGS];
+    int n;
+} HubArgs;
+
+/* Splits "cmd a=1 b="x y" flag" in place; returns the command word or NULL. */
+static char *hub_parse(char *line, HubArgs *a)
+{
+    a->n = 0;
+    char *p = line;
+    while (*p == ' ' || *p == '\t')
+        p++;
+    if (!*p)
+        return NULL;
+    char *cmd = p;
+    while (*p && *p != ' ' && *p != '\t')
+        p++;
+    while (*p && a->n < HUB_MAX_ARGS) {
+        *p++ = '\0';
+        while (*p == ' ' || *p == '\t')
+            p++;
+        if (!*p)
+            break;
+        a->name[a->n] = p;
+        while (*p && *p != '=' && *p != ' ')
+            p++;
+        a->value[a->n] = "";
+        if (*p == '=') {
+            *p++ = '\0';
+            if (*p == '"') {
+                a->value[a->n] = ++p;
+                while (*p && *p != '"')
+                    p++;
+                if (*p)
+                    *p++ = '\0';
+            } else {
+                a->value[a->n] = p;
+                while (*p && *p != ' ')
+                    p++;
+            }
+        }
+        a->n++;
+    }
+    return cmd;
+}
+
+static const char *hub_arg(const HubArgs *a, const char *name)
+{
+    for (int i = 0; i < a->n; i++)
+        if (!strcmp(a->name[i], name))
+            return a->value[i];
+    return NULL;
+}
+
+typedef struct {
+    pthread_mutex_t out;          /* one writer at a time on stdout */
+    char variant[32], weights[1024], db[1024];
+    uint64_t tt_mb;
+    bool ready;
+    Variant v;
+    Weights w;
+    DbProbe *probe;
+    Search *search;
+    Position pos;
+    uint64_t hashes[HUB_MAX_GAME];
+    int nhashes, reversible;
+    SearchLimits limits;
+    pthread_t thread;
+    bool searching;
+} Hub;
+
+static void hub_say(Hub *h, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void hub_say(Hub *h, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    pthread_mutex_lock(&h->out);
+    vprintf(fmt, ap);
+    putchar('\n');
+    fflush(stdout);
+    pthread_mutex_unlock(&h->out);
+    va_end(ap);
+}
+
+/* The Hub text of move m of pos. */
+static void hub_move(const Hub *h, const Position *pos, const Move *m, char *buf, size_t len)
+{
+    (void)pos;
+    const Board *b = board_get(h->v.rules.board_size);
+    char from[NOTATION_SQUARE_MAX], to[NOTATION_SQUARE_MAX];
+    notation_square_write(&h->v, m->from, NOTATION_NUMERIC, from);
+    notation_square_write(&h->v, m->to, NOTATION_NUMERIC, to);
+    size_t used = (size_t)snprintf(buf, len, "%s%c%s", from, m->captured ? 'x' : '-', to);
+    for (Bitboard c = m->captured; c && used < len; c &= c - 1) {
+        char sq[NOTATION_SQUARE_MAX];
+        notation_square_write(&h->v, __builtin_ctzll(c), NOTATION_NUMERIC, sq);
+        used += (size_t)snprintf(buf + used, len - used, "x%s", sq);
+    }
+    (void)b;
+}
+
+/* The legal move of pos written `text` in Hub form; false if none. */
+static bool hub_parse_move(const Hub *h, const Position *pos, const char *text, Move *out)
+{
+    MoveList list;
+    movegen_moves(pos, &h->v, &list);
+    for (int k = 0; k < list.count; k++) {
+        char buf[NOTATION_MOVE_MAX * 2];
+        hub_move(h, pos, &list.moves[k], buf, sizeof buf);
+        /* Captured squares may come in any order: compare from, to and the set. */
+        if (!strcmp(buf, text)) {
+            *out = list.moves[k];
+            return true;
+        }
+        char want[NOTATION_MOVE_MAX * 2];
+        snprintf(want, sizeof want, "%s", text);
+        int sq[64], n = 0;
+        for (char *t = strtok(want, "x-"); t && n < 64; t = strtok(NULL, "x-"))
+            sq[n++] = atoi(t);
+        Bitboard captured = 0;
+        char label[NOTATION_SQUARE_MAX];
+        bool ok = n >= 2;
+        for (int i = 0; ok && i < n; i++) {
+            snprintf(label, sizeof label, "%d", sq[i]);
+            int bit;
+            const char *end;
+            if (notation_square_parse(&h->v, label, &bit, &end, NULL, 0) != DAMAS_OK) {
+                ok = false;
+            } else if (i == 0) {
+                ok = bit == list.moves[k].from;
+            } else if (i == 1) {
+                ok = bit == list.moves[k].to;
+            } else {
+                captured |= 1ull << bit;
+            }
+        }
+        if (ok && captured == list.moves[k].captured) {
+            *out = list.moves[k];
+            return true;
+        }
+    }
+    return false;
+}
+
+static bool hub_set_position(Hub *h, const char *text, const char *moves)
+{
+    const Board *b = board_get(h->v.rules.board_size);
+    if (!text || (int)strlen(text) != b->squares + 1 || (text[0] != 'W' && text[0] != 'B'))
+        return false;
+    Position pos;
+    pos_clear(&pos, text[0] == 'W' ? WHITE : BLACK);
+    for (int k = 1; k <= b->squares; k++) {
+        char label[16];
+        snprintf(label, sizeof label, "%d", k & 63);
+        int bit;
+        const char *end;
+        if (notation_square_parse(&h->v, label, &bit, &end, NULL, 0) != DAMAS_OK)
+            return false;
+        char c = text[k];
+        if (c == 'w' || c == 'W')
+            pos_put(&pos, WHITE, bit, c == 'W');
+        else if (c == 'b' || c == 'B')
+            pos_put(&pos, BLACK, bit, c == 'B');
+        else if (c != 'e')
+            return false;
+    }
+    h->nhashes = 0;
+    h->reversible = 0;
+    if (moves && *moves) {
+        char buf[8192];
+        snprintf(buf, sizeof buf, "%s", moves);
+        char *save = NULL;
+        for (char *t = strtok_r(buf, " ", &save); t; t = strtok_r(NULL, " ", &save)) {
+            Move m;
+            if (!hub_parse_move(h, &pos, t, &m) || h->nhashes >= HUB_MAX_GAME)
+                return false;
+            bool king = (pos.kings >> m.from) & 1;
+            h->reversible = king && !m.captured ? h->reversible + 1 : 0;
+            h->hashes[h->nhashes++] = pos.hash;
+            Undo u;
+            pos_make(&pos, &m, &u);
+        }
+    }
+    h->pos = pos;
+    return true;
+}
+
+static void hub_report(void *ctx, const SearchInfo *info)
+{
+    Hub *h = ctx;
+    char pv[4096] = "";
+    Position cur = h->pos;
+    size_t used = 0;
+    for (int k = 0; k < info->pv_length && used + 64 < sizeof pv; k++) {
+        char m[NOTATION_MOVE_MAX * 2];
+        hub_move(h, &cur, &info->pv[k], m, sizeof m);
+        used += (size_t)snprintf(pv + used, sizeof pv - used, "%s%s", k ? " " : "", m);
+        Undo u;
+        pos_make(&cur, &info->pv[k], &u);
+    }
+    double score = info->score > SEARCH_WIN_MIN    ? 100.0 - (SEARCH_WIN - info->score) / 100.0
+                   : info->score < -SEARCH_WIN_MIN ? -100.0 + (SEARCH_WIN + info->score) / 100.0
+                                                   : info->score / 100.0;
+    hub_say(h, "info depth=%d score=%.2f nodes=%llu time=%.3f nps=%.2f pv=\"%s\"", info->depth, score,
+            (unsigned long long)info->nodes, info->seconds,
+            info->seconds > 0 ? (double)info->nodes / info->seconds / 1e6 : 0, pv);
+}
+
+static void *hub_think(void *arg)
+{
+    Hub *h = arg;
+    SearchInfo info;
+    int n = search_run(h->search, &h->pos, h->hashes, h->nhashes, h->reversible, &h->limits, &info, hub_report, h);
+    if (n == 0) {
+        hub_say(h, "error message=\"the position has no legal move\"");
+        hub_say(h, "done");
+        return NULL;
+    }
+    char move[NOTATION_MOVE_MAX * 2], ponder[NOTATION_MOVE_MAX * 2] = "";
+    hub_move(h, &h->pos, &info.pv[0], move, sizeof move);
+    if (info.pv_length > 1) {
+        Position next = h->pos;
+        Undo u;
+        pos_make(&next, &info.pv[0], &u);
+        hub_move(h, &next, &info.pv[1], ponder, sizeof ponder);
+        hub_say(h, "done move=%s ponder=%s", move, ponder);
+    } else {
+        hub_say(h, "done move=%s", move);
+    }
+    return NULL;
+}
+
+static void hub_wait(Hub *h)
+{
+    if (h->searching) {
+        pthread_join(h->thread, NULL);
+        h->searching = false;
+    }
+}
+
+static bool hub_init(Hub *h, char *err, size_t errlen)
+{
+    if (variant_lookup(h->variant, false, &h->v, err, errlen) != DAMAS_OK)
+        return false;
+    if (!strcmp(h->weights, "default") || !h->weights[0])
+        weights_default(&h->v, &h->w);
+    else if (weights_load(h->weights, &h->v, &h->w, err, errlen) != DAMAS_OK)
+        return false;
+    probe_close(h->probe);
+    h->probe = NULL;
+    if (h->db[0] && !(h->probe = probe_open(h->db, &h->v, 256 << 20, err, errlen)))
+        return false;
+    search_free(h->search);
+    if (!(h->search = search_new(&h->v, &h->w, h->probe, h->tt_mb))) {
+        snprintf(err, errlen, "out of memory for the search");
+        return false;
+    }
+    pos_start(&h->pos, &h->v);
+    h->nhashes = h->reversible = 0;
+    h->limits = (SearchLimits){0, 0, 1.0};
+    return true;
+}
+
+int cmd_hub(int argc, char **argv)
+{
+    if (argc > 1 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
+        puts("usage: damas hub\n\nSpeaks the Hub protocol (version 2, as Scan 3) on standard input and output, for\n"
+             "GUIs and pydraughts. Parameters: variant, weights (a file or default), db (a database\n"
+             "directory or empty), tt-mb.");
+        return CLI_OK;
+    }
+    Hub *h = calloc(1, sizeof *h);
+    if (!h)
+        return cli_error(CLI_FAIL, "out of memory");
+    pthread_mutex_init(&h->out, NULL);
+    snprintf(h->variant, sizeof h->variant, "international");
+    snprintf(h->weights, sizeof h->weights, "default");
+    h->tt_mb = 64;
+    char line[16384], err[1024];
+    while (fgets(line, sizeof line, stdin)) {
+        line[strcspn(line, "\r\n")] = '\0';
+        HubArgs a;
+        char *cmd = hub_parse(line, &a);
+        if (!cmd)
+            continue;
+        if (!strcmp(cmd, "hub")) {
+            hub_say(h, "id name=damas version=0.1.0 author=\"damas developers\"");
+            hub_say(h, "param name=variant value=%s type=enum values=\"%s\"", h->variant,
+                    "brazilian russian spanish czech italian american international");
+            hub_say(h, "param name=weights value=%s type=string", h->weights);
+            hub_say(h, "param name=db value=\"\" type=string");
+            hub_say(h, "param name=tt-mb value=64 type=int min=1 max=65536");
+            hub_say(h, "wait");
+        } else if (!strcmp(cmd, "set-param")) {
+            const char *name = hub_arg(&a, "name"), *value = hub_arg(&a, "value");
+            if (!name || !value)
+                hub_say(h, "error message=\"set-param needs name and value\"");
+            else if (!strcmp(name, "variant"))
+                snprintf(h->variant, sizeof h->variant, "%s", value);
+            else if (!strcmp(name, "weights"))
+                snprintf(h->weights, sizeof h->weights, "%s", value);
+            else if (!strcmp(name, "db"))
+                snprintf(h->db, sizeof h->db, "%s", value);
+            else if (!strcmp(name, "tt-mb"))
+                h->tt_mb = strtoull(value, NULL, 10) ? strtoull(value, NULL, 10) : 64;
+        } else if (!strcmp(cmd, "init")) {
+            hub_wait(h);
+            h->ready = hub_init(h, err, sizeof err);
+            if (h->ready)
+                hub_say(h, "ready");
+            else
+                hub_say(h, "error message=\"%s\"", err);
+        } else if (!strcmp(cmd, "ping")) {
+            hub_say(h, "pong");
+        } else if (!strcmp(cmd, "stop")) {
+            if (h->searching)
+                search_stop(h->search);
+            hub_wait(h);
+        } else if (!strcmp(cmd, "quit")) {
+            break;
+        } else if (!h->ready) {
+            hub_say(h, "error message=\"send init first\"");
+        } else if (!strcmp(cmd, "new-game")) {
+            hub_wait(h);
+            search_clear(h->search);
+        } else if (!strcmp(cmd, "pos")) {
+            hub_wait(h);
+            if (!hub_set_position(h, hub_arg(&a, "pos"), hub_arg(&a, "moves")))
+                hub_say(h, "error message=\"bad position or move for %s\"", h->v.name);
+        } else if (!strcmp(cmd, "level")) {
+            const char *depth = hub_arg(&a, "depth"), *move_time = hub_arg(&a, "move-time"),
+                       *time = hub_arg(&a, "time"), *moves = hub_arg(&a, "moves"), *inc = hub_arg(&a, "inc");
+            if (depth)
+                h->limits = (SearchLimits){atoi(depth) > 0 ? atoi(depth) : 1, 0, 0};
+            else if (move_time)
+                h->limits = (SearchLimits){0, 0, atof(move_time) > 0 ? atof(move_time) : 0.01};
+            else if (time) {
+                double left = atof(time), per = left / (moves && atoi(moves) > 0 ? atoi(moves) : 30);
+                per += inc ? atof(inc) : 0;
+                per = per > left / 2 ? left / 2 : per;
+                h->limits = (SearchLimits){0, 0, per > 0.01 ? per : 0.01};
+            } else if (hub_arg(&a, "infinite"))
+                h->limits = (SearchLimits){0, 0, 0};
+        } else if (!strcmp(cmd, "go")) {
+            hub_wait(h);
+            if (pthread_create(&h->thread, NULL, hub_think, h) == 0)
+                h->searching = true;
+            else
+                hub_say(h, "error message=\"cannot start the search\"");
+        } else if (!strcmp(cmd, "ponder-hit")) {
+            /* The search goes on as it is. */
+        } else {
+            hub_say(h, "error message=\"unknown command %s\"", cmd);
+        }
+    }
+    if (h->searching)
+        search_stop(h->search);
+    hub_wait(h);
+    search_free(h->search);
+    probe_close(h->probe);
+    pthread_mutex_destroy(&h->out);
+    free(h);
+    return CLI_OK;
+}

@@ -1,0 +1,435 @@
+/* damas match and damas play. */
+#include <omp.h>
+#include <unistd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../core/board.h"
+#include "../core/notation.h"
+#include "../core/variant.h"
+#include "../eval/match.h"
+#include "cli.h"
+
+static const char match_help[] =
+    "usage: damas match --variant V [--optional-capture] --a W1 --b W2 --games N\n"
+    "                   (--nodes K | --depth D | --time S) [--openings FILE] [--threads T] [--pdn FILE]\n"
+    "                   [--db DIR] [--seed S]\n"
+    "\n"
+    "Plays N games between two players, each opening twice with the colours swapped, games in\n"
+    "parallel, and prints the wins, draws and losses of A and the Elo difference A - B with its\n"
+    "95% interval (from the pairs' scores). A player is a weight file, 'default' (compiled-in\n"
+    "weights), 'material' (the defaults' material weights only) or 'random' (a uniformly random\n"
+    "legal mover). Openings: one FEN per line in FILE, or the built-in set (every position two\n"
+    "plies from the start, then three if more are needed).\n";
+
+static const char play_help[] =
+    "usage: damas play --variant V [--optional-capture] [--weights W] [--db DIR] [--depth D | --time S]\n"
+    "                  [--black] [--fen FEN]\n"
+    "\n"
+    "A game against the engine in the terminal. Type moves in the variant's notation; also:\n"
+    "  undo        take back your last move and the engine's answer\n"
+    "  depth N     the engine searches N plies;  time S: S seconds a move\n"
+    "  board       draw the board again;  moves: list your legal moves;  quit\n";
+
+typedef struct {
+    const char *spec;
+    Weights *w;          /* NULL for random */
+} PlayerSpec;
+
+static bool player_load(const char *spec, const Variant *v, PlayerSpec *p)
+{
+    p->spec = spec;
+    p->w = NULL;
+    if (!strcmp(spec, "random"))
+        return true;
+    p->w = malloc(sizeof *p->w);
+    if (!p->w) {
+        cli_error(CLI_FAIL, "out of memory");
+        return false;
+    }
+    if (!cli_weights(spec, v, p->w)) {
+        free(p->w);
+        p->w = NULL;
+        return false;
+    }
+    return true;
+}
+
+static int read_openings(const char *path, const Variant *v, Position **out)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return cli_error(-1, "cannot read %s", path);
+    int n = 0, cap = 64, line = 0;
+    Position *list = malloc((size_t)cap * sizeof *list);
+    char buf[NOTATION_FEN_MAX + 2], err[512];
+    while (list && fgets(buf, sizeof buf, f)) {
+        line++;
+        buf[strcspn(buf, "\r\n")] = '\0';
+        if (!buf[0] || buf[0] == '#')
+            continue;
+        if (n == cap && !(list = realloc(list, (size_t)(cap *= 2) * sizeof *list)))
+            break;
+        if (notation_fen_parse(v, buf, &list[n], err, sizeof err) != DAMAS_OK) {
+            fclose(f);
+            free(list);
+            return cli_error(-1, "%s line %d: %s", path, line, err);
+        }
+        n++;
+    }
+    fclose(f);
+    if (!list)
+        return cli_error(-1, "out of memory");
+    if (n == 0) {
+        free(list);
+        return cli_error(-1, "%s holds no opening", path);
+    }
+    *out = list;
+    return n;
+}
+
+int cmd_match(int argc, char **argv)
+{
+    const char *variant = NULL, *a = NULL, *b = NULL, *openings = NULL, *pdn = NULL, *db_dir = NULL, *value;
+    bool optional = false;
+    uint64_t games = 0, threads = 1, seed = 1, n;
+    SearchLimits limits = {0, 0, 0};
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+            fputs(match_help, stdout);
+            return CLI_OK;
+        } else if ((value = cli_option(argc, argv, &i, "--variant"))) {
+            variant = value;
+        } else if (!strcmp(argv[i], "--optional-capture")) {
+            optional = true;
+        } else if ((value = cli_option(argc, argv, &i, "--a"))) {
+            a = value;
+        } else if ((value = cli_option(argc, argv, &i, "--b"))) {
+            b = value;
+        } else if ((value = cli_option(argc, argv, &i, "--openings"))) {
+            openings = value;
+        } else if ((value = cli_option(argc, argv, &i, "--pdn"))) {
+            pdn = value;
+        } else if ((value = cli_option(argc, argv, &i, "--db"))) {
+            db_dir = value;
+        } else if ((value = cli_option(argc, argv, &i, "--games"))) {
+            if (!cli_uint(value, 1000000, &games) || games < 2 || games % 2)
+                return cli_error(CLI_USAGE, "--games must be an even number from 2, not '%s'", value);
+        } else if ((value = cli_option(argc, argv, &i, "--nodes"))) {
+            if (!cli_uint(value, UINT64_MAX, &n) || n < 1)
+                return cli_error(CLI_USAGE, "--nodes must be a positive number, not '%s'", value);
+            limits.nodes = n;
+        } else if ((value = cli_option(argc, argv, &i, "--depth"))) {
+            if (!cli_uint(value, SEARCH_MAX_PLY - 1, &n) || n < 1)
+                return cli_error(CLI_USAGE, "--depth must be from 1 to %d, not '%s'", SEARCH_MAX_PLY - 1, value);
+            limits.depth = (int)n;
+        } else if ((value = cli_option(argc, argv, &i, "--time"))) {
+            char *end;
+            limits.seconds = strtod(value, &end);
+            if (*end || !(limits.seconds > 0))
+                return cli_error(CLI_USAGE, "--time must be a positive number of seconds, not '%s'", value);
+        } else if ((value = cli_option(argc, argv, &i, "--threads"))) {
+            if (!cli_threads(value, &threads))
+                return CLI_USAGE;
+        } else if ((value = cli_option(argc, argv, &i, "--seed"))) {
+            if (!cli_uint(value, UINT64_MAX, &seed))
+                return cli_error(CLI_USAGE, "--seed must be a number, not '%s'", value);
+        } else {
+            return cli_error(CLI_USAGE, "unexpected argument '%s' (see damas match --help)", argv[i]);
+        }
+    }
+    Variant v;
+    if (!cli_variant(variant, optional, &v))
+        return CLI_USAGE;
+    if (!a || !b || !games)
+        return cli_error(CLI_USAGE, "--a, --b and --games are required (see damas match --help)");
+    if (!limits.nodes && !limits.depth && !limits.seconds)
+        return cli_error(CLI_USAGE, "a limit per move is required: --nodes, --depth or --time");
+    PlayerSpec pa, pb;
+    if (!player_load(a, &v, &pa))
+        return CLI_FAIL;
+    if (!player_load(b, &v, &pb)) {
+        free(pa.w);
+        return CLI_FAIL;
+    }
+    Position *open = NULL;
+    int nopen;
+    if (openings) {
+        if ((nopen = read_openings(openings, &v, &open)) < 0)
+            return CLI_FAIL;
+    } else {
+        open = malloc(4096 * sizeof *open);
+        nopen = match_openings(&v, 2, open, 4096);
+        if ((uint64_t)nopen * 2 < games)
+            nopen = match_openings(&v, 3, open, 4096);
+    }
+    char err[1024];
+    DbProbe *db = NULL;
+    if (db_dir && !(db = probe_open(db_dir, &v, 256 << 20, err, sizeof err)))
+        return cli_error(CLI_FAIL, "%s", err);
+    int npairs = (int)(games / 2);
+    Game *played = malloc((size_t)games * sizeof *played);
+    double *pair = calloc((size_t)npairs, sizeof *pair);
+    if (!played || !pair)
+        return cli_error(CLI_FAIL, "out of memory for %llu games", (unsigned long long)games);
+    Player players[2] = {{a, pa.w}, {b, pb.w}};
+    double t0 = cli_now();
+    int done = 0;
+    bool failed = false;
+#pragma omp parallel num_threads((int)threads)
+    {
+        Search *mine[2] = {NULL, NULL};
+        for (int c = 0; c < 2; c++)
+            if (players[c].w && !(mine[c] = search_new(&v, players[c].w, db, 16)))
+                failed = true;
+#pragma omp for schedule(dynamic, 1)
+        for (int g = 0; g < (int)games; g++) {
+            if (failed)
+                continue;
+            /* Game 2k: A has the first move of opening k; game 2k + 1: B has it. */
+            int k = g / 2, a_first = g % 2 == 0;
+            const Position *start = &open[k % nopen];
+            int a_colour = a_first ? start->side : 1 - start->side;
+            Player seat[2];
+            Search *s[2];
+            seat[a_colour] = players[0];
+            seat[1 - a_colour] = players[1];
+            s[a_colour] = mine[0];
+            s[1 - a_colour] = mine[1];
+            match_game(&v, start, seat, s, &limits, seed * 1000003u + (uint64_t)g, &played[g]);
+#pragma omp critical(match_progress)
+            {
+                done++;
+                if (isatty(2)) {
+                    fprintf(stderr, "\r%d/%llu games, %.1f games/s  ", done, (unsigned long long)games,
+                            done / (cli_now() - t0));
+                    fflush(stderr);
+                }
+            }
+        }
+        for (int c = 0; c < 2; c++)
+            search_free(mine[c]);
+    }
+    if (isatty(2))
+        fputc('\n', stderr);
+    if (failed)
+        return cli_error(CLI_FAIL, "out of memory for the searches");
+    int wins = 0, draws = 0, losses = 0;
+    for (int g = 0; g < (int)games; g++) {
+        int k = g / 2, a_first = g % 2 == 0;
+        int a_colour = a_first ? open[k % nopen].side : 1 - open[k % nopen].side;
+        GameResult r = played[g].result;
+        double score = r == RESULT_DRAW ? 0.5 : (r == RESULT_WHITE) == (a_colour == WHITE) ? 1 : 0;
+        wins += score == 1;
+        draws += score == 0.5;
+        losses += score == 0;
+        pair[k] += score / 2;
+    }
+    double elo, low, high;
+    match_elo(pair, npairs, &elo, &low, &high);
+    printf("%s: %s vs %s, %llu games (%d openings x 2 colours), %.1f s\n", v.name, a, b, (unsigned long long)games,
+           npairs < nopen ? npairs : nopen, cli_now() - t0);
+    printf("A wins %d, draws %d, losses %d; score %.1f%%\n", wins, draws, losses,
+           100.0 * (wins + 0.5 * draws) / (double)games);
+    printf("Elo A - B: %+.1f (95%% interval %+.1f to %+.1f)\n", elo, low, high);
+    if (pdn) {
+        FILE *f = fopen(pdn, "w");
+        if (!f)
+            return cli_error(CLI_FAIL, "cannot write %s", pdn);
+        for (int g = 0; g < (int)games; g++) {
+            int k = g / 2, a_first = g % 2 == 0;
+            int a_colour = a_first ? open[k % nopen].side : 1 - open[k % nopen].side;
+            match_write_pdn(f, &v, &played[g], "damas match", a_colour == WHITE ? a : b, a_colour == WHITE ? b : a,
+                            g + 1);
+        }
+        if (fclose(f) != 0)
+            return cli_error(CLI_FAIL, "cannot write %s (disk full?)", pdn);
+    }
+    free(played);
+    free(pair);
+    free(open);
+    free(pa.w);
+    free(pb.w);
+    probe_close(db);
+    return CLI_OK;
+}
+
+static void draw_board(const Variant *v, const Position *pos)
+{
+    const Board *b = board_get(v->rules.board_size);
+    for (int row = 0; row < b->size; row++) {
+        printf("  %2d ", b->size - row);
+        for (int file = 0; file < b->size; file++) {
+            int bit = -1;
+            for (int s = 0; s < b->squares; s++)
+                if (b->bit_row[b->square_bit[s]] == row && b->bit_file[b->square_bit[s]] == file)
+                    bit = b->square_bit[s];
+            char c = '.';
+            if (bit >= 0) {
+                Bitboard m = 1ull << bit;
+                bool king = pos->kings & m;
+                c = pos->pieces[WHITE] & m ? (king ? 'W' : 'w') : pos->pieces[BLACK] & m ? (king ? 'B' : 'b') : '-';
+            }
+            printf(" %c", bit >= 0 ? c : ' ');
+        }
+        printf("\n");
+    }
+    printf("     ");
+    for (int file = 0; file < b->size; file++)
+        printf(" %c", 'a' + file);
+    printf("\n  %s to move\n", pos->side == WHITE ? "White (w)" : "Black (b)");
+}
+
+int cmd_play(int argc, char **argv)
+{
+    const char *variant = NULL, *weights = NULL, *db_dir = NULL, *fen = NULL, *value;
+    bool optional = false, human_black = false;
+    SearchLimits limits = {0, 0, 2.0};
+    uint64_t n;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+            fputs(play_help, stdout);
+            return CLI_OK;
+        } else if ((value = cli_option(argc, argv, &i, "--variant"))) {
+            variant = value;
+        } else if ((value = cli_option(argc, argv, &i, "--weights"))) {
+            weights = value;
+        } else if ((value = cli_option(argc, argv, &i, "--db"))) {
+            db_dir = value;
+        } else if ((value = cli_option(argc, argv, &i, "--fen"))) {
+            fen = value;
+        } else if ((value = cli_option(argc, argv, &i, "--depth"))) {
+            if (!cli_uint(value, SEARCH_MAX_PLY - 1, &n) || n < 1)
+                return cli_error(CLI_USAGE, "--depth must be from 1 to %d", SEARCH_MAX_PLY - 1);
+            limits = (SearchLimits){(int)n, 0, 0};
+        } else if ((value = cli_option(argc, argv, &i, "--time"))) {
+            char *end;
+            double s = strtod(value, &end);
+            if (*end || !(s > 0))
+                return cli_error(CLI_USAGE, "--time must be a positive number of seconds");
+            limits = (SearchLimits){0, 0, s};
+        } else if (!strcmp(argv[i], "--black")) {
+            human_black = true;
+        } else if (!strcmp(argv[i], "--optional-capture")) {
+            optional = true;
+        } else {
+            return cli_error(CLI_USAGE, "unexpected argument '%s' (see damas play --help)", argv[i]);
+        }
+    }
+    Variant v;
+    Weights *w = malloc(sizeof *w);
+    char err[1024];
+    if (!w)
+        return cli_error(CLI_FAIL, "out of memory");
+    if (!cli_variant(variant, optional, &v) || !cli_weights(weights, &v, w)) {
+        free(w);
+        return CLI_USAGE;
+    }
+    Position pos;
+    pos_start(&pos, &v);
+    if (fen && notation_fen_parse(&v, fen, &pos, err, sizeof err) != DAMAS_OK) {
+        free(w);
+        return cli_error(CLI_USAGE, "%s", err);
+    }
+    DbProbe *db = NULL;
+    if (db_dir && !(db = probe_open(db_dir, &v, 256 << 20, err, sizeof err))) {
+        free(w);
+        return cli_error(CLI_FAIL, "%s", err);
+    }
+    Search *s = search_new(&v, w, db, 64);
+    if (!s)
+        return cli_error(CLI_FAIL, "out of memory");
+    int human = human_black ? BLACK : WHITE;
+    Position past[MATCH_MAX_PLIES + 2];
+    uint64_t hashes[MATCH_MAX_PLIES + 2];
+    int reversible[MATCH_MAX_PLIES + 2], ply = 0;
+    reversible[0] = 0;
+    past[0] = pos;
+    char line[512];
+    draw_board(&v, &pos);
+    for (;;) {
+        GameEnd end = search_game_end(&v, &pos, hashes, ply, reversible[ply]);
+        if (end != GAME_GOES_ON) {
+            printf("game over: %s\n", end == GAME_LOST ? (pos.side == human ? "you lose (no move)" : "you win (no move)")
+                                      : end == GAME_DRAWN_40_MOVES ? "draw (40-move rule)"
+                                                                   : "draw (third repetition)");
+            break;
+        }
+        if (ply >= MATCH_MAX_PLIES) {
+            printf("game over: draw (move limit)\n");
+            break;
+        }
+        Move m;
+        if (pos.side != human) {
+            SearchInfo info;
+            search_run(s, &pos, hashes, ply, reversible[ply], &limits, &info, NULL, NULL);
+            char text[NOTATION_MOVE_MAX], score[32];
+            notation_move_write(&v, &pos, &info.pv[0], NOTATION_NATIVE, text);
+            cli_score_text(info.score, score, sizeof score);
+            printf("damas plays %s  (score %s, depth %d, %llu nodes)\n", text, score, info.depth,
+                   (unsigned long long)info.nodes);
+            m = info.pv[0];
+        } else {
+            printf("your move> ");
+            fflush(stdout);
+            if (!fgets(line, sizeof line, stdin))
+                break;
+            line[strcspn(line, "\r\n")] = '\0';
+            if (!line[0])
+                continue;
+            if (!strcmp(line, "quit"))
+                break;
+            if (!strcmp(line, "board")) {
+                draw_board(&v, &pos);
+                continue;
+            }
+            if (!strcmp(line, "moves")) {
+                MoveList list;
+                movegen_moves(&pos, &v, &list);
+                for (int k = 0; k < list.count; k++) {
+                    char text[NOTATION_MOVE_MAX];
+                    notation_move_write(&v, &pos, &list.moves[k], NOTATION_NATIVE, text);
+                    printf("%s%s", k ? " " : "", text);
+                }
+                printf("\n");
+                continue;
+            }
+            if (!strcmp(line, "undo")) {
+                if (ply < 2) {
+                    printf("nothing to undo\n");
+                    continue;
+                }
+                ply -= 2;
+                pos = past[ply];
+                draw_board(&v, &pos);
+                continue;
+            }
+            if (!strncmp(line, "depth ", 6) && cli_uint(line + 6, SEARCH_MAX_PLY - 1, &n) && n > 0) {
+                limits = (SearchLimits){(int)n, 0, 0};
+                printf("the engine searches %llu plies\n", (unsigned long long)n);
+                continue;
+            }
+            if (!strncmp(line, "time ", 5) && atof(line + 5) > 0) {
+                limits = (SearchLimits){0, 0, atof(line + 5)};
+                printf("the engine thinks %.1f s a move\n", limits.seconds);
+                continue;
+            }
+            if (notation_move_parse(&v, &pos, line, &m, err, sizeof err) != DAMAS_OK) {
+                printf("%s (type 'moves' for the legal moves)\n", err);
+                continue;
+            }
+        }
+        bool king = (pos.kings >> m.from) & 1;
+        hashes[ply] = pos.hash;
+        Undo u;
+        pos_make(&pos, &m, &u);
+        reversible[ply + 1] = king && !m.captured ? reversible[ply] + 1 : 0;
+        past[++ply] = pos;
+        draw_board(&v, &pos);
+    }
+    search_free(s);
+    probe_close(db);
+    free(w);
+    return CLI_OK;
+}

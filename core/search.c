@@ -1,0 +1,303 @@
+#include "search.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "variant.h"
+
+enum { BOUND_UPPER = 1, BOUND_LOWER = 2, BOUND_EXACT = 3 };
+
+typedef struct {
+    uint64_t key;
+    Move move;
+    int16_t score;
+    int8_t depth;
+    uint8_t bound;
+} TTEntry;
+
+struct Search {
+    const Variant *v;
+    const Weights *w;
+    DbProbe *db;
+    int db_pieces;
+    TTEntry *tt;
+    uint64_t tt_mask;
+    int history[64][64];
+    Move killer[SEARCH_MAX_PLY][2];
+    MoveList lists[SEARCH_MAX_PLY + 1];
+    int order[SEARCH_MAX_PLY + 1][MOVELIST_MAX];
+    int keys[MOVELIST_MAX];
+    Move pv[SEARCH_MAX_PLY + 1][SEARCH_MAX_PLY + 1];
+    int pv_length[SEARCH_MAX_PLY + 1];
+    uint64_t hashes[SEARCH_MAX_PLY + 1024];   /* the game's positions, then the path */
+    int nhashes;
+    uint64_t nodes, node_limit, db_hits;
+    double deadline, start;
+    int stop;                                  /* set by search_stop or a limit */
+};
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+Search *search_new(const Variant *v, const Weights *w, DbProbe *db, size_t tt_mb)
+{
+    Search *s = calloc(1, sizeof *s);
+    if (!s)
+        return NULL;
+    uint64_t entries = 1;
+    while (entries * 2 * sizeof(TTEntry) <= (tt_mb ? tt_mb : 1) << 20)
+        entries *= 2;
+    s->tt = calloc(entries, sizeof *s->tt);
+    if (!s->tt) {
+        free(s);
+        return NULL;
+    }
+    s->tt_mask = entries - 1;
+    s->v = v;
+    s->w = w;
+    s->db = db;
+    s->db_pieces = db ? probe_pieces(db) : 0;
+    return s;
+}
+
+void search_free(Search *s)
+{
+    if (s) {
+        free(s->tt);
+        free(s);
+    }
+}
+
+void search_clear(Search *s)
+{
+    memset(s->tt, 0, (s->tt_mask + 1) * sizeof *s->tt);
+    memset(s->history, 0, sizeof s->history);
+    memset(s->killer, 0, sizeof s->killer);
+}
+
+void search_stop(Search *s)
+{
+    __atomic_store_n(&s->stop, 1, __ATOMIC_RELAXED);
+}
+
+static bool same_move(const Move *a, const Move *b)
+{
+    return a->from == b->from && a->to == b->to && a->captured == b->captured;
+}
+
+/* Scores that count plies to the end of the game are stored relative to the node. */
+static int score_to_tt(int score, int ply)
+{
+    return score > SEARCH_WIN_MIN ? score + ply : score < -SEARCH_WIN_MIN ? score - ply : score;
+}
+
+static int score_from_tt(int score, int ply)
+{
+    return score > SEARCH_WIN_MIN ? score - ply : score < -SEARCH_WIN_MIN ? score + ply : score;
+}
+
+/* Whether the position at the top of the hash stack occurred before since the last
+ * irreversible move (`reversible` plies back), `times` times. */
+static int repetitions(const uint64_t *hashes, int n, int reversible)
+{
+    int count = 0;
+    for (int i = n - 3; i >= 0 && i >= n - 1 - reversible; i -= 2)
+        count += hashes[i] == hashes[n - 1];
+    return count;
+}
+
+static bool limits_reached(Search *s)
+{
+    if (s->node_limit && s->nodes >= s->node_limit)
+        s->stop = 1;
+    else if (s->deadline > 0 && (s->nodes & 1023) == 0 && now() >= s->deadline)
+        s->stop = 1;
+    return __atomic_load_n(&s->stop, __ATOMIC_RELAXED);
+}
+
+static int move_order_score(const Search *s, const Move *m, const Move *tt_move, int ply)
+{
+    if (tt_move && same_move(m, tt_move))
+        return 1 << 30;
+    if (same_move(m, &s->killer[ply][0]))
+        return 1 << 29;
+    if (same_move(m, &s->killer[ply][1]))
+        return (1 << 29) - 1;
+    return s->history[m->from][m->to];
+}
+
+static int negamax(Search *s, Position *pos, int alpha, int beta, int depth, int ply, int reversible)
+{
+    s->nodes++;
+    s->pv_length[ply] = ply;
+    if (limits_reached(s))
+        return 0;
+    if (ply > 0) {
+        if (reversible >= SEARCH_DRAW_PLIES || repetitions(s->hashes, s->nhashes, reversible) > 0)
+            return 0;
+    }
+    MoveList *list = &s->lists[ply];
+    int n = movegen_moves(pos, s->v, list);
+    if (n == 0)
+        return -(SEARCH_WIN - ply);
+    if (ply >= SEARCH_MAX_PLY - 1)
+        return eval_position(s->w, s->v, pos);
+    bool capture = list->moves[0].captured != 0;
+    if (ply > 0 && s->db && !capture && pos_count(pos->pieces[0] | pos->pieces[1]) <= s->db_pieces) {
+        DbValue v;
+        if (probe_value(s->db, pos, &v, NULL, 0) == DAMAS_OK) {
+            s->db_hits++;
+            return v.wdl == DB_DRAW ? 0 : v.wdl == DB_WIN ? SEARCH_WIN - ply - v.dtw : -(SEARCH_WIN - ply - v.dtw);
+        }
+    }
+    /* Quiescence: with nothing to capture at the horizon, the evaluation stands. */
+    if (depth <= 0 && !capture)
+        return eval_position(s->w, s->v, pos);
+    TTEntry *e = &s->tt[pos->hash & s->tt_mask];
+    const Move *tt_move = NULL;
+    if (e->key == pos->hash) {
+        tt_move = &e->move;
+        int score = score_from_tt(e->score, ply);
+        if (ply > 0 && e->depth >= depth &&
+            (e->bound == BOUND_EXACT || (e->bound == BOUND_LOWER && score >= beta) ||
+             (e->bound == BOUND_UPPER && score <= alpha)))
+            return score;
+    }
+    int *order = s->order[ply], *keys = s->keys;
+    for (int i = 0; i < n; i++) {
+        int key = move_order_score(s, &list->moves[i], tt_move, ply), j = i;
+        for (; j > 0 && keys[j - 1] < key; j--) {
+            keys[j] = keys[j - 1];
+            order[j] = order[j - 1];
+        }
+        keys[j] = key;
+        order[j] = i;
+    }
+    /* A forced move (one legal move) or a capture beyond the horizon costs no depth. */
+    int next_depth = n == 1 || (capture && depth <= 0) ? depth : depth - 1;
+    int best = -SEARCH_WIN - 1, original_alpha = alpha;
+    Move best_move = list->moves[order[0]];
+    for (int k = 0; k < n; k++) {
+        const Move m = s->lists[ply].moves[s->order[ply][k]];
+        bool king = (pos->kings >> m.from) & 1;
+        int child_reversible = king && !m.captured ? reversible + 1 : 0;
+        Undo u;
+        pos_make(pos, &m, &u);
+        s->hashes[s->nhashes++] = pos->hash;
+        int score;
+        if (k == 0) {
+            score = -negamax(s, pos, -beta, -alpha, next_depth, ply + 1, child_reversible);
+        } else {
+            score = -negamax(s, pos, -alpha - 1, -alpha, next_depth, ply + 1, child_reversible);
+            if (score > alpha && score < beta)
+                score = -negamax(s, pos, -beta, -alpha, next_depth, ply + 1, child_reversible);
+        }
+        s->nhashes--;
+        pos_undo(pos, &m, &u);
+        if (s->stop)
+            return 0;
+        if (score > best) {
+            best = score;
+            best_move = m;
+            if (score > alpha) {
+                alpha = score;
+                s->pv[ply][ply] = m;
+                memcpy(&s->pv[ply][ply + 1], &s->pv[ply + 1][ply + 1],
+                       (size_t)(s->pv_length[ply + 1] - ply - 1) * sizeof(Move));
+                s->pv_length[ply] = s->pv_length[ply + 1];
+                if (score >= beta) {
+                    if (!m.captured) {
+                        if (!same_move(&m, &s->killer[ply][0])) {
+                            s->killer[ply][1] = s->killer[ply][0];
+                            s->killer[ply][0] = m;
+                        }
+                        int *h = &s->history[m.from][m.to];
+                        *h += depth * depth;
+                        if (*h > (1 << 28))
+                            for (int a = 0; a < 64; a++)
+                                for (int b = 0; b < 64; b++)
+                                    s->history[a][b] /= 2;
+                    }
+                    break;
+                }
+            }
+        }
+    }
+    if (depth >= e->depth || e->key != pos->hash) {
+        e->key = pos->hash;
+        e->move = best_move;
+        e->score = (int16_t)score_to_tt(best, ply);
+        e->depth = (int8_t)(depth < 0 ? 0 : depth > 127 ? 127 : depth);
+        e->bound = best >= beta ? BOUND_LOWER : best > original_alpha ? BOUND_EXACT : BOUND_UPPER;
+    }
+    return best;
+}
+
+int search_run(Search *s, const Position *root, const uint64_t *history, int nhistory, int reversible,
+               const SearchLimits *limits, SearchInfo *out, void (*report)(void *ctx, const SearchInfo *info),
+               void *ctx)
+{
+    memset(out, 0, sizeof *out);
+    s->start = now();
+    s->deadline = limits->seconds > 0 ? s->start + limits->seconds : 0;
+    s->node_limit = limits->nodes;
+    s->nodes = s->db_hits = 0;
+    s->stop = 0;
+    /* Only the positions since the last irreversible move can repeat. */
+    int keep = nhistory < reversible ? nhistory : reversible;
+    if (keep > (int)(sizeof s->hashes / sizeof *s->hashes) - SEARCH_MAX_PLY - 1)
+        keep = (int)(sizeof s->hashes / sizeof *s->hashes) - SEARCH_MAX_PLY - 1;
+    memcpy(s->hashes, history + nhistory - keep, (size_t)keep * sizeof *history);
+    s->nhashes = keep;
+    s->hashes[s->nhashes++] = root->hash;
+    MoveList list;
+    int n = movegen_moves(root, s->v, &list);
+    if (n == 0) {
+        out->score = -SEARCH_WIN;
+        return 0;
+    }
+    int max_depth = limits->depth > 0 && limits->depth < SEARCH_MAX_PLY - 1 ? limits->depth : SEARCH_MAX_PLY - 1;
+    Position pos = *root;
+    for (int depth = 1; depth <= max_depth; depth++) {
+        int score = negamax(s, &pos, -SEARCH_WIN - 1, SEARCH_WIN + 1, depth, 0, reversible);
+        if (s->stop && depth > 1)
+            break;
+        out->score = score;
+        out->depth = depth;
+        out->pv_length = s->pv_length[0];
+        memcpy(out->pv, s->pv[0], (size_t)out->pv_length * sizeof(Move));
+        out->nodes = s->nodes;
+        out->db_hits = s->db_hits;
+        out->seconds = now() - s->start;
+        if (report)
+            report(ctx, out);
+        if (s->stop || score > SEARCH_WIN_MIN || score < -SEARCH_WIN_MIN)
+            break;
+    }
+    out->nodes = s->nodes;
+    out->db_hits = s->db_hits;
+    out->seconds = now() - s->start;
+    if (out->pv_length == 0) {   /* stopped inside the first iteration: any legal move */
+        out->pv[0] = list.moves[0];
+        out->pv_length = 1;
+    }
+    return n;
+}
+
+GameEnd search_game_end(const Variant *v, const Position *pos, const uint64_t *history, int nhistory,
+                        int reversible)
+{
+    if (movegen_count(pos, v, MERGE_CAPTURED_SET) == 0)
+        return GAME_LOST;
+    if (reversible >= SEARCH_DRAW_PLIES)
+        return GAME_DRAWN_40_MOVES;
+    int count = 0;
+    for (int i = nhistory - 2; i >= 0 && i >= nhistory - reversible; i -= 2)
+        count += history[i] == pos->hash;
+    return count >= 2 ? GAME_DRAWN_REPETITION : GAME_GOES_ON;
+}

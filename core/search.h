@@ -1,0 +1,69 @@
+/* The search: iterative deepening principal-variation alpha-beta with a transposition table,
+ * move ordering (table move, killers, history), capture sequences searched to the end
+ * (quiescence), exact scores from endgame databases, the 40-move rule and repetition.
+ *
+ * Scores are for the side to move in hundredths of a man, or SEARCH_WIN - n for a win that
+ * ends the game n plies from the root (-(SEARCH_WIN - n) for a loss). A search with only a
+ * depth or node limit is deterministic: the same position, history and limits give the same
+ * result from a new or cleared Search. */
+#ifndef DAMAS_CORE_SEARCH_H
+#define DAMAS_CORE_SEARCH_H
+
+#include "../db/probe.h"
+#include "../eval/eval.h"
+#include "movegen.h"
+#include "position.h"
+
+enum {
+    SEARCH_WIN = 30000,
+    SEARCH_WIN_MIN = SEARCH_WIN - 1000,   /* scores beyond this are forced game ends */
+    SEARCH_MAX_PLY = 128,
+    SEARCH_DRAW_PLIES = 80,               /* 40 moves each without a capture or a man move */
+};
+
+typedef struct {
+    int depth;           /* iterations to complete; 0 = up to SEARCH_MAX_PLY - 1 */
+    uint64_t nodes;      /* stop after this many nodes; 0 = no limit */
+    double seconds;      /* stop after this much time; 0 = no limit */
+} SearchLimits;
+
+typedef struct {
+    int score;           /* of the last completed iteration */
+    int depth;           /* the last completed iteration */
+    int pv_length;
+    Move pv[SEARCH_MAX_PLY];
+    uint64_t nodes, db_hits;
+    double seconds;
+} SearchInfo;
+
+typedef struct Search Search;
+
+/* A search for variant v with weights w, database db (may be NULL) and a transposition table
+ * of tt_mb megabytes (at least 1). NULL if memory runs out. One Search per thread. */
+Search *search_new(const Variant *v, const Weights *w, DbProbe *db, size_t tt_mb);
+void search_free(Search *s);
+
+/* Forgets everything learnt (table, history): the next search is as from search_new. */
+void search_clear(Search *s);
+
+/* Searches root within `limits`. `history` holds the hashes of the game's earlier positions,
+ * oldest first (for repetitions), `reversible` the plies played since the last capture or man
+ * move (for the 40-move rule). Fills *out (pv_length 0 and score from the evaluation if root
+ * has no move); calls report(ctx, info) after each completed iteration if report is not NULL.
+ * Returns the number of legal moves of root. */
+int search_run(Search *s, const Position *root, const uint64_t *history, int nhistory, int reversible,
+               const SearchLimits *limits, SearchInfo *out, void (*report)(void *ctx, const SearchInfo *info),
+               void *ctx);
+
+/* Asks a running search to stop soon (from another thread); it returns its last result. */
+void search_stop(Search *s);
+
+typedef enum { GAME_GOES_ON, GAME_LOST, GAME_DRAWN_40_MOVES, GAME_DRAWN_REPETITION } GameEnd;
+
+/* How the game stands in pos after the positions `history` (oldest first, pos not included):
+ * lost for the side to move if it has no move, drawn after SEARCH_DRAW_PLIES reversible plies
+ * or on the third occurrence of a position. */
+GameEnd search_game_end(const Variant *v, const Position *pos, const uint64_t *history, int nhistory,
+                        int reversible);
+
+#endif

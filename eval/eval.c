@@ -1,0 +1,230 @@
+#include "eval.h"
+
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "../core/board.h"
+#include "../core/position.h"
+#include "../core/variant.h"
+
+const char *const eval_group_names[EVAL_GROUPS] = {
+    "material", "man_square", "king_square", "structure", "back_rank", "king_mobility", "runaway", "patterns",
+};
+
+enum { PATTERN_STATES = 81, MAX_DIAMONDS = 64 };
+
+/* Geometry the features need, per board size, from the view of a side moving up. */
+typedef struct {
+    const Board *b;
+    Bitboard cone[64];          /* squares a man on this bit could still pass through */
+    Bitboard left;              /* files a..(size/2 - 1) */
+    int ndiamonds;
+    int8_t diamond[MAX_DIAMONDS][4];   /* top, lower left, lower right, bottom (bits) */
+    int8_t diamond_row[MAX_DIAMONDS];  /* row of the top */
+} Geometry;
+
+static Geometry geometry[2];
+static pthread_once_t geometry_once = PTHREAD_ONCE_INIT;
+
+static void geometry_init(void)
+{
+    for (int g = 0; g < 2; g++) {
+        Geometry *x = &geometry[g];
+        const Board *b = x->b = board_get(g ? 10 : 8);
+        for (int bit = 0; bit < 64; bit++) {
+            if (b->bit_square[bit] < 0)
+                continue;
+            int r = b->bit_row[bit], f = b->bit_file[bit];
+            if (f < b->size / 2)
+                x->left |= 1ull << bit;
+            for (int other = 0; other < 64; other++) {
+                if (b->bit_square[other] < 0)
+                    continue;
+                int dr = r - b->bit_row[other], df = b->bit_file[other] - f;
+                if (dr > 0 && df <= dr && -df <= dr)
+                    x->cone[bit] |= 1ull << other;
+            }
+            /* A diamond: this square, its two lower neighbours and the square below both. */
+            int dl = bit + b->step[DIR_DL], dr2 = bit + b->step[DIR_DR], bottom = dl + b->step[DIR_DR];
+            if (dl < 64 && dr2 < 64 && bottom < 64 && b->bit_square[dl] >= 0 && b->bit_square[dr2] >= 0 &&
+                b->bit_square[bottom] >= 0 && ((1ull << dl) & b->all) && ((1ull << dr2) & b->all) &&
+                ((1ull << bottom) & b->all) && b->bit_row[bottom] == r + 2 && x->ndiamonds < MAX_DIAMONDS) {
+                int8_t *d = x->diamond[x->ndiamonds];
+                d[0] = (int8_t)bit;
+                d[1] = (int8_t)dl;
+                d[2] = (int8_t)dr2;
+                d[3] = (int8_t)bottom;
+                x->diamond_row[x->ndiamonds++] = (int8_t)r;
+            }
+        }
+    }
+}
+
+static const Geometry *geometry_of(int board_size)
+{
+    pthread_once(&geometry_once, geometry_init);
+    return &geometry[board_size == 10];
+}
+
+void eval_layout(int board_size, EvalLayout *out)
+{
+    int width = board_size / 2, n = board_size * width;
+    int length[EVAL_GROUPS] = {2, n, n, 2, 1 << width, 1, board_size, (board_size - 2) * PATTERN_STATES};
+    out->board_size = board_size;
+    out->n = 0;
+    for (int g = 0; g < EVAL_GROUPS; g++) {
+        out->offset[g] = out->n;
+        out->length[g] = length[g];
+        out->n += length[g];
+    }
+}
+
+static void add(EvalFeatures *f, int index, int value)
+{
+    if (value != 0 && f->n < EVAL_MAX_FEATURES) {
+        f->index[f->n] = (uint16_t)index;
+        f->value[f->n++] = (int16_t)value;
+    }
+}
+
+/* Moves of kings `kings` to empty squares: one step, or any distance for flying kings. */
+static int king_moves(const Board *b, Bitboard kings, Bitboard empty, bool flying)
+{
+    int count = 0;
+    for (int d = 0; d < 4; d++) {
+        Bitboard front = kings;
+        do {
+            front = board_shift(b, front, b->step[d]) & empty;
+            count += pos_count(front);
+        } while (flying && front);
+    }
+    return count;
+}
+
+/* The features of the side whose men are `men` and kings `kings` (moving up), against `opp`,
+ * added with sign `sign`. */
+static void side_features(const Variant *v, const Geometry *g, const EvalLayout *l, Bitboard men, Bitboard kings,
+                          Bitboard opp, int sign, EvalFeatures *f)
+{
+    const Board *b = g->b;
+    Bitboard own = men | kings, occupied = own | opp;
+    add(f, l->offset[EVAL_MATERIAL], sign * pos_count(men));
+    add(f, l->offset[EVAL_MATERIAL] + 1, sign * pos_count(kings));
+    int tempo = 0, runaway_base = l->offset[EVAL_RUNAWAY];
+    for (Bitboard m = men; m; m &= m - 1) {
+        int bit = __builtin_ctzll(m), row = b->bit_row[bit];
+        add(f, l->offset[EVAL_MAN_SQUARE] + b->bit_square[bit], sign);
+        tempo += b->size - 1 - row;
+        if (!(g->cone[bit] & occupied))
+            add(f, runaway_base + row, sign);
+    }
+    for (Bitboard k = kings; k; k &= k - 1)
+        add(f, l->offset[EVAL_KING_SQUARE] + b->bit_square[__builtin_ctzll(k)], sign);
+    add(f, l->offset[EVAL_STRUCTURE], sign * tempo);
+    add(f, l->offset[EVAL_STRUCTURE] + 1, sign * __builtin_abs(pos_count(men & g->left) - pos_count(men & ~g->left)));
+    int config = 0, k = 0;
+    for (Bitboard r = b->row[b->size - 1]; r; r &= r - 1, k++)
+        if (men & (r & -r))
+            config |= 1 << k;
+    add(f, l->offset[EVAL_BACK_RANK] + config, sign);
+    add(f, l->offset[EVAL_KING_MOBILITY], sign * king_moves(b, kings, b->all & ~occupied, v->rules.flying_kings));
+    for (int d = 0; d < g->ndiamonds; d++) {
+        int index = 0;
+        for (int s = 3; s >= 0; s--) {
+            Bitboard sq = 1ull << g->diamond[d][s];
+            index = index * 3 + ((own & sq) ? 1 : (opp & sq) ? 2 : 0);
+        }
+        if (index)   /* the empty diamond's weight would only shift every score */
+            add(f, l->offset[EVAL_PATTERNS] + g->diamond_row[d] * PATTERN_STATES + index, sign);
+    }
+}
+
+void eval_features(const Variant *v, const Position *pos, EvalFeatures *out)
+{
+    const Geometry *g = geometry_of(v->rules.board_size);
+    EvalLayout l;
+    eval_layout(v->rules.board_size, &l);
+    out->n = 0;
+    /* Both sides from their own view: White as stored, Black rotated. */
+    Bitboard men[2], kings[2];
+    for (int c = 0; c < 2; c++) {
+        men[c] = pos_men(pos, c);
+        kings[c] = pos_kings(pos, c);
+    }
+    Bitboard rmen[2] = {board_rotate(g->b, men[0]), board_rotate(g->b, men[1])};
+    Bitboard rkings[2] = {board_rotate(g->b, kings[0]), board_rotate(g->b, kings[1])};
+    int us = pos->side, them = 1 - us;
+    for (int c = 0; c < 2; c++) {
+        int sign = c == us ? 1 : -1;
+        if (c == WHITE)
+            side_features(v, g, &l, men[0], kings[0], men[1] | kings[1], sign, out);
+        else
+            side_features(v, g, &l, rmen[1], rkings[1], rmen[0] | rkings[0], sign, out);
+    }
+    (void)them;
+    int start = 2 * (v->rules.board_size == 10 ? 20 : 12);
+    int material = pos_count(pos->pieces[0] | pos->pieces[1]) + pos_count(pos->kings);
+    out->phase = material >= start ? 1.0f : (float)material / (float)start;
+}
+
+static double blend(const Weights *w, const EvalFeatures *f, int from, int to)
+{
+    double s = 0;
+    for (int k = 0; k < f->n; k++) {
+        int i = f->index[k];
+        if (i >= from && i < to)
+            s += f->value[k] * (f->phase * w->w[0][i] + (1 - f->phase) * w->w[1][i]);
+    }
+    return s;
+}
+
+int eval_position(const Weights *w, const Variant *v, const Position *pos)
+{
+    EvalFeatures f;
+    eval_features(v, pos, &f);
+    return (int)lrint(blend(w, &f, 0, w->layout.n));
+}
+
+void eval_by_group(const Weights *w, const Variant *v, const Position *pos, double out[EVAL_GROUPS])
+{
+    EvalFeatures f;
+    eval_features(v, pos, &f);
+    for (int g = 0; g < EVAL_GROUPS; g++)
+        out[g] = blend(w, &f, w->layout.offset[g], w->layout.offset[g] + w->layout.length[g]);
+}
+
+void weights_default(const Variant *v, Weights *out)
+{
+    memset(out, 0, sizeof *out);
+    snprintf(out->variant, sizeof out->variant, "%s", v->name);
+    snprintf(out->provenance, sizeof out->provenance, "compiled-in defaults, feature set %d", EVAL_FEATURE_SET);
+    EvalLayout *l = &out->layout;
+    eval_layout(v->rules.board_size, l);
+    int size = l->board_size, width = size / 2;
+    const Board *b = board_get(size);
+    /* Material: flying kings are worth more than short ones. */
+    for (int p = 0; p < 2; p++) {
+        out->w[p][l->offset[EVAL_MATERIAL]] = 100;
+        out->w[p][l->offset[EVAL_MATERIAL] + 1] = v->rules.flying_kings ? (p ? 300 : 330) : (p ? 220 : 250);
+    }
+    for (int sq = 0; sq < l->length[EVAL_MAN_SQUARE]; sq++) {
+        int row = sq / width, advanced = size - 1 - row, file_bit = b->square_bit[sq];
+        int file = b->bit_file[file_bit], centre = file >= 2 && file <= size - 3;
+        out->w[0][l->offset[EVAL_MAN_SQUARE] + sq] = (float)(advanced * 2 + centre * 4);
+        out->w[1][l->offset[EVAL_MAN_SQUARE] + sq] = (float)(advanced * 5);
+        out->w[0][l->offset[EVAL_KING_SQUARE] + sq] = (float)(centre * 5);
+        out->w[1][l->offset[EVAL_KING_SQUARE] + sq] = (float)(centre * 5);
+    }
+    out->w[0][l->offset[EVAL_STRUCTURE] + 1] = -4;   /* balance */
+    out->w[1][l->offset[EVAL_STRUCTURE] + 1] = -2;
+    for (int c = 0; c < (1 << width); c++) {
+        /* Guarding the back row matters while there is material to crown. */
+        out->w[0][l->offset[EVAL_BACK_RANK] + c] = (float)(5 * __builtin_popcount((unsigned)c));
+    }
+    out->w[0][l->offset[EVAL_KING_MOBILITY]] = 1;
+    out->w[1][l->offset[EVAL_KING_MOBILITY]] = 2;
+    for (int rows = 1; rows < size; rows++)
+        out->w[1][l->offset[EVAL_RUNAWAY] + rows] = (float)(rows < 6 ? 60 - 8 * rows : 10);
+}

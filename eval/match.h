@@ -1,0 +1,48 @@
+/* Games between two players (weights through the search, or a random mover), openings, Elo,
+ * and PDN: what `damas match` and self-play training share. */
+#ifndef DAMAS_EVAL_MATCH_H
+#define DAMAS_EVAL_MATCH_H
+
+#include <stdio.h>
+
+#include "../core/search.h"
+
+enum { MATCH_MAX_PLIES = 400 };
+
+typedef struct {
+    const char *name;        /* for PDN and reports */
+    const Weights *w;        /* NULL for the random mover */
+} Player;
+
+typedef enum { RESULT_WHITE = 1, RESULT_DRAW = 0, RESULT_BLACK = -1 } GameResult;
+
+typedef struct {
+    Position start;
+    int nmoves;
+    Move moves[MATCH_MAX_PLIES];
+    GameResult result;
+    const char *reason;      /* "no move", "40 moves", "repetition", "move limit", "database" */
+} Game;
+
+/* Plays one game from start: `players[c]` plays colour c; each search is limited by
+ * `limits`; the random mover draws from `seed`. `searches[c]` are the players' Search objects
+ * (cleared before the game; may be NULL for the random mover). Ends on no move (loss), the
+ * 40-move rule, a third repetition, or MATCH_MAX_PLIES (a draw). Deterministic for node or
+ * depth limits. */
+void match_game(const Variant *v, const Position *start, const Player players[2], Search *searches[2],
+                const SearchLimits *limits, uint64_t seed, Game *out);
+
+/* Every distinct position `plies` plies from v's start (at most max), in move-generation
+ * order: the built-in openings. Returns the count. */
+int match_openings(const Variant *v, int plies, Position *out, int max);
+
+/* The Elo difference for scores of paired games (pair_scores[k] in 0..1: the mean of the two
+ * games of pair k) and its 95% interval. */
+void match_elo(const double *pair_scores, int n, double *elo, double *low, double *high);
+
+/* Writes game g as PDN (tags Event, White, Black, Result, GameType, FEN when not the start
+ * position), in v's notation. */
+void match_write_pdn(FILE *out, const Variant *v, const Game *g, const char *event, const char *white,
+                     const char *black, int round);
+
+#endif
