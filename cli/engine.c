@@ -168,9 +168,13 @@ int cmd_analyze(int argc, char **argv)
     Position pos;
     if (!w)
         return cli_error(CLI_FAIL, "out of memory");
-    if (!cli_variant(a.variant, a.optional, &v) || !cli_weights(a.weights, &v, w)) {
+    if (!cli_variant(a.variant, a.optional, &v)) {
         free(w);
         return CLI_USAGE;
+    }
+    if (!cli_weights(a.weights, &v, w)) {
+        free(w);
+        return CLI_FAIL;
     }
     if (notation_fen_parse(&v, a.fen, &pos, err, sizeof err) != DAMAS_OK) {
         free(w);
@@ -217,9 +221,13 @@ int cmd_eval(int argc, char **argv)
     Position pos;
     if (!w)
         return cli_error(CLI_FAIL, "out of memory");
-    if (!cli_variant(a.variant, a.optional, &v) || !cli_weights(a.weights, &v, w)) {
+    if (!cli_variant(a.variant, a.optional, &v)) {
         free(w);
         return CLI_USAGE;
+    }
+    if (!cli_weights(a.weights, &v, w)) {
+        free(w);
+        return CLI_FAIL;
     }
     if (notation_fen_parse(&v, a.fen, &pos, err, sizeof err) != DAMAS_OK) {
         free(w);

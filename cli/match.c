@@ -322,9 +322,13 @@ int cmd_play(int argc, char **argv)
     char err[1024];
     if (!w)
         return cli_error(CLI_FAIL, "out of memory");
-    if (!cli_variant(variant, optional, &v) || !cli_weights(weights, &v, w)) {
+    if (!cli_variant(variant, optional, &v)) {
         free(w);
         return CLI_USAGE;
+    }
+    if (!cli_weights(weights, &v, w)) {
+        free(w);
+        return CLI_FAIL;
     }
     Position pos;
     pos_start(&pos, &v);

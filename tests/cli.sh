@@ -44,4 +44,27 @@ check verify_needs_db 2 "error: --db DIR is required" -- "$damas" verify
 check info_needs_db 2 "error: --db DIR is required" -- "$damas" info
 check info_missing_dir 1 "error: /nonexistent is not a damas database" -- "$damas" info --db /nonexistent
 
+# Search, evaluation, matches and the Hub engine.
+check analyze_depth 0 "best " -- "$damas" analyze --variant russian --depth 6 "W:W21-32:B1-12"
+check analyze_finds_the_capture 0 "best c3:a5" -- "$damas" analyze --variant russian --depth 4 "W:Wc3:Bb4,h8"
+check analyze_bad_fen 2 "error: " -- "$damas" analyze --variant russian --depth 2 "W:W99:B1"
+check analyze_needs_fen 2 "error: a FEN is required" -- "$damas" analyze --variant russian
+check analyze_bad_weights 1 "not an HDF5 file" -- "$damas" analyze --variant russian --weights /etc/hostname --depth 2 "W:W21:B1"
+check eval_groups 0 "patterns" -- "$damas" eval --variant brazilian "W:Wa5,g5,a3,g3,d2,c1,e1,g1:Bb8,f8,h8,g7,b6"
+bench1=$("$damas" bench --depth 4 | tail -1 | cut -d' ' -f2)
+bench2=$("$damas" bench --depth 4 | tail -1 | cut -d' ' -f2)
+if [ -n "$bench1" ] && [ "$bench1" = "$bench2" ]; then ok; else fail "bench node count not stable: $bench1 vs $bench2"; fi
+check bench_overall 0 "OVERALL: " -- "$damas" bench --depth 3
+pdn=$(mktemp)
+check match_vs_random 0 "A wins 4, draws 0, losses 0" -- \
+  "$damas" match --variant italian --a default --b random --games 4 --nodes 2000 --threads 2 --pdn "$pdn"
+if grep -q '\[GameType "22' "$pdn" && [ "$(grep -c '^\[Event' "$pdn")" -eq 4 ]; then ok; else fail "match PDN: $(head -5 "$pdn")"; fi
+rm -f "$pdn"
+check match_needs_limit 2 "error: a limit per move is required" -- "$damas" match --variant italian --a default --b random --games 2
+check match_odd_games 2 "error: --games must be an even number" -- "$damas" match --variant italian --a default --b random --games 3 --nodes 10
+check hub_handshake 0 "param name=variant" -- bash -c "printf 'hub\nquit\n' | '$damas' hub"
+check hub_full_game 0 "hub game: " -- python3 "$(dirname "$0")/hub_game.py" "$damas" russian Wbbbbbbbbbbbbeeeeeeeewwwwwwwwwwww
+check hub_bad_position 0 'error message="bad position' -- \
+  bash -c "printf 'hub\ninit\npos pos=Wxyz\nquit\n' | '$damas' hub"
+
 finish

@@ -1,0 +1,157 @@
+/* The search: forced wins found and played, determinism, draw rules, and strength against a
+ * random mover. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../core/search.h"
+#include "../db/probe.h"
+#include "../eval/match.h"
+#include "../gen/gen.h"
+#include "helpers.h"
+
+static char dir[64];
+static Variant variant;
+
+static void build_db(void)
+{
+    variant = test_variant("russian", false);
+    snprintf(dir, sizeof dir, "/tmp/damas-search-XXXXXX");
+    cr_assert_not_null(mkdtemp(dir));
+    char err[512];
+    cr_assert_eq(gen_run(&variant, 4, dir, 2, NULL, err, sizeof err), DAMAS_OK, "%s", err);
+}
+
+static void remove_db(void)
+{
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    if (system(cmd) != 0)
+        cr_log_warn("could not remove %s", dir);
+}
+
+/* Positions of slice m that the database says are won in at most max_dtw plies. */
+static int won_positions(DbProbe *p, Material m, int max_dtw, Position *out, int max)
+{
+    Slice s;
+    slice_init(&s, m, 8);
+    int n = 0;
+    for (uint64_t i = 0; i < s.size && n < max; i += 131) {
+        Position pos;
+        slice_unrank(&s, i, &pos);
+        DbValue v;
+        char err[256];
+        cr_assert_eq(probe_value(p, &pos, &v, err, sizeof err), DAMAS_OK, "%s", err);
+        if (v.wdl == DB_WIN && v.dtw >= 3 && v.dtw <= max_dtw)
+            out[n++] = pos;
+    }
+    return n;
+}
+
+Test(search, finds_forced_wins_from_the_database_and_plays_a_winning_move, .init = build_db, .fini = remove_db,
+     .timeout = 120)
+{
+    char err[512];
+    DbProbe *p = probe_open(dir, NULL, 64 << 20, err, sizeof err);
+    cr_assert_not_null(p, "%s", err);
+    Weights *w = malloc(sizeof *w);
+    weights_default(&variant, w);
+    Position pos[40];
+    int n = won_positions(p, (Material){1, 1, 0, 1}, 9, pos, 40);
+    cr_assert_geq(n, 10);
+    Search *alone = search_new(&variant, w, NULL, 8), *helped = search_new(&variant, w, p, 8);
+    ProbeMove *moves = malloc(MOVELIST_MAX * sizeof *moves);
+    for (int i = 0; i < n; i++) {
+        DbValue v;
+        probe_value(p, &pos[i], &v, err, sizeof err);
+        for (int k = 0; k < 2; k++) {
+            Search *s = k ? helped : alone;
+            search_clear(s);
+            SearchInfo info;
+            SearchLimits limits = {v.dtw + 2, 0, 0};
+            search_run(s, &pos[i], NULL, 0, 0, &limits, &info, NULL, NULL);
+            cr_assert_gt(info.score, SEARCH_WIN_MIN, "position %d (win in %d): score %d%s", i, v.dtw, info.score,
+                         k ? " with the database" : "");
+            int count;
+            cr_assert_eq(probe_moves(p, &pos[i], moves, &count, err, sizeof err), DAMAS_OK, "%s", err);
+            bool winning = false;
+            for (int j = 0; j < count; j++)
+                if (moves[j].move.from == info.pv[0].from && moves[j].move.to == info.pv[0].to &&
+                    moves[j].move.captured == info.pv[0].captured)
+                    winning = moves[j].value.wdl == DB_WIN;
+            cr_assert(winning, "position %d: the first move keeps the win", i);
+        }
+    }
+    free(moves);
+    search_free(alone);
+    search_free(helped);
+    free(w);
+    probe_close(p);
+}
+
+Test(search, a_node_limited_search_is_deterministic)
+{
+    Variant v = test_variant("brazilian", false);
+    Weights w;
+    weights_default(&v, &w);
+    Position start;
+    pos_start(&start, &v);
+    Search *s = search_new(&v, &w, NULL, 8);
+    SearchLimits limits = {0, 50000, 0};
+    SearchInfo a, b;
+    search_run(s, &start, NULL, 0, 0, &limits, &a, NULL, NULL);
+    search_clear(s);
+    search_run(s, &start, NULL, 0, 0, &limits, &b, NULL, NULL);
+    cr_assert_eq(a.nodes, b.nodes);
+    cr_assert_eq(a.score, b.score);
+    cr_assert_eq(a.pv_length, b.pv_length);
+    cr_assert_eq(memcmp(a.pv, b.pv, (size_t)a.pv_length * sizeof(Move)), 0);
+    search_free(s);
+}
+
+Test(search, forty_moves_without_capture_or_man_move_and_a_third_repetition_draw)
+{
+    Variant v = test_variant("russian", false);
+    Position pos = test_position(&v, "W:WKa1:BKh8");
+    uint64_t history[4] = {pos.hash, 1, pos.hash, 2};
+    cr_assert_eq(search_game_end(&v, &pos, history, 0, 0), GAME_GOES_ON);
+    cr_assert_eq(search_game_end(&v, &pos, history, 0, SEARCH_DRAW_PLIES), GAME_DRAWN_40_MOVES);
+    cr_assert_eq(search_game_end(&v, &pos, history, 4, 4), GAME_DRAWN_REPETITION, "third occurrence");
+    cr_assert_eq(search_game_end(&v, &pos, history + 2, 2, 2), GAME_GOES_ON, "second occurrence only");
+    Position lost = test_position(&v, "W:Wa1:Bb2,c3");
+    cr_assert_eq(search_game_end(&v, &lost, NULL, 0, 0), GAME_LOST);
+}
+
+Test(search, beats_a_random_mover_in_at_least_95_percent_of_games, .timeout = 120)
+{
+    const char *names[] = {"brazilian", "italian", "american"};
+    for (int k = 0; k < 3; k++) {
+        Variant v = test_variant(names[k], false);
+        Weights *w = malloc(sizeof *w);
+        weights_default(&v, w);
+        Position openings[64];
+        int nopen = match_openings(&v, 2, openings, 64);
+        Player players[2];
+        Search *s = search_new(&v, w, NULL, 8);
+        SearchLimits limits = {0, 3000, 0};
+        double score = 0;
+        int games = 20;
+        for (int g = 0; g < games; g++) {
+            const Position *start = &openings[(g / 2) % nopen];
+            int engine = g % 2 ? start->side : 1 - start->side;
+            players[engine] = (Player){"default", w};
+            players[1 - engine] = (Player){"random", NULL};
+            Search *searches[2] = {NULL, NULL};
+            searches[engine] = s;
+            Game *game = malloc(sizeof *game);
+            match_game(&v, start, players, searches, &limits, (uint64_t)g, game);
+            score += game->result == RESULT_DRAW ? 0.5 : (game->result == RESULT_WHITE) == (engine == WHITE);
+            free(game);
+        }
+        cr_assert_geq(score / games, 0.95, "%s: %.1f of %d", names[k], score, games);
+        search_free(s);
+        free(w);
+    }
+}
