@@ -141,6 +141,14 @@ static int negamax(Search *s, Position *pos, int alpha, int beta, int depth, int
         if (reversible >= SEARCH_DRAW_PLIES || repetitions(s->hashes, s->nhashes, reversible) > 0)
             return 0;
     }
+    /* At the horizon with nothing to capture, the evaluation stands (quiescence), unless the
+     * side to move has no move at all. */
+    if ((depth <= 0 || ply >= SEARCH_MAX_PLY - 1) && !movegen_has_capture(pos, s->v)) {
+        if (movegen_count(pos, s->v, MERGE_CAPTURED_SET) == 0)
+            return -(SEARCH_WIN - ply);
+        if (!s->db || pos_count(pos->pieces[0] | pos->pieces[1]) > s->db_pieces)
+            return eval_position(s->w, s->v, pos);
+    }
     MoveList *list = &s->lists[ply];
     int n = movegen_moves(pos, s->v, list);
     if (n == 0)
@@ -155,7 +163,6 @@ static int negamax(Search *s, Position *pos, int alpha, int beta, int depth, int
             return v.wdl == DB_DRAW ? 0 : v.wdl == DB_WIN ? SEARCH_WIN - ply - v.dtw : -(SEARCH_WIN - ply - v.dtw);
         }
     }
-    /* Quiescence: with nothing to capture at the horizon, the evaluation stands. */
     if (depth <= 0 && !capture)
         return eval_position(s->w, s->v, pos);
     TTEntry *e = &s->tt[pos->hash & s->tt_mask];

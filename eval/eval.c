@@ -23,7 +23,18 @@ typedef struct {
     int ndiamonds;
     int8_t diamond[MAX_DIAMONDS][4];   /* top, lower left, lower right, bottom (bits) */
     int8_t diamond_row[MAX_DIAMONDS];  /* row of the top */
+    Bitboard diamond_mask[MAX_DIAMONDS];
+    EvalLayout layout;
 } Geometry;
+
+/* base3[x]: the 4-bit set x read as base-3 digits 0/1 (bit k -> 3^k). */
+static const uint8_t base3[16] = {0, 1, 3, 4, 9, 10, 12, 13, 27, 28, 30, 31, 36, 37, 39, 40};
+
+/* The 4 bits of `set` on the diamond's squares, in the order top, left, right, bottom. */
+static inline int diamond_bits(const int8_t *d, Bitboard set)
+{
+    return (int)((set >> d[0] & 1) | (set >> d[1] & 1) << 1 | (set >> d[2] & 1) << 2 | (set >> d[3] & 1) << 3);
+}
 
 static Geometry geometry[2];
 static pthread_once_t geometry_once = PTHREAD_ONCE_INIT;
@@ -33,6 +44,7 @@ static void geometry_init(void)
     for (int g = 0; g < 2; g++) {
         Geometry *x = &geometry[g];
         const Board *b = x->b = board_get(g ? 10 : 8);
+        eval_layout(b->size, &x->layout);
         for (int bit = 0; bit < 64; bit++) {
             if (b->bit_square[bit] < 0)
                 continue;
@@ -56,6 +68,7 @@ static void geometry_init(void)
                 d[1] = (int8_t)dl;
                 d[2] = (int8_t)dr2;
                 d[3] = (int8_t)bottom;
+                x->diamond_mask[x->ndiamonds] = 1ull << bit | 1ull << dl | 1ull << dr2 | 1ull << bottom;
                 x->diamond_row[x->ndiamonds++] = (int8_t)r;
             }
         }
@@ -81,11 +94,22 @@ void eval_layout(int board_size, EvalLayout *out)
     }
 }
 
-static void add(EvalFeatures *f, int index, int value)
+/* Where features go: summed straight into the two phases' scores (evaluation), or listed
+ * (training, per-group reports). */
+typedef struct {
+    const Weights *w;      /* NULL: list into f */
+    double opening, endgame;
+    EvalFeatures *f;
+} Sink;
+
+static inline void add(Sink *s, int index, int value)
 {
-    if (value != 0 && f->n < EVAL_MAX_FEATURES) {
-        f->index[f->n] = (uint16_t)index;
-        f->value[f->n++] = (int16_t)value;
+    if (s->w) {
+        s->opening += value * s->w->w[0][index];
+        s->endgame += value * s->w->w[1][index];
+    } else if (value != 0 && s->f->n < EVAL_MAX_FEATURES) {
+        s->f->index[s->f->n] = (uint16_t)index;
+        s->f->value[s->f->n++] = (int16_t)value;
     }
 }
 
@@ -106,7 +130,7 @@ static int king_moves(const Board *b, Bitboard kings, Bitboard empty, bool flyin
 /* The features of the side whose men are `men` and kings `kings` (moving up), against `opp`,
  * added with sign `sign`. */
 static void side_features(const Variant *v, const Geometry *g, const EvalLayout *l, Bitboard men, Bitboard kings,
-                          Bitboard opp, int sign, EvalFeatures *f)
+                          Bitboard opp, int sign, Sink *f)
 {
     const Board *b = g->b;
     Bitboard own = men | kings, occupied = own | opp;
@@ -131,23 +155,20 @@ static void side_features(const Variant *v, const Geometry *g, const EvalLayout 
     add(f, l->offset[EVAL_BACK_RANK] + config, sign);
     add(f, l->offset[EVAL_KING_MOBILITY], sign * king_moves(b, kings, b->all & ~occupied, v->rules.flying_kings));
     for (int d = 0; d < g->ndiamonds; d++) {
-        int index = 0;
-        for (int s = 3; s >= 0; s--) {
-            Bitboard sq = 1ull << g->diamond[d][s];
-            index = index * 3 + ((own & sq) ? 1 : (opp & sq) ? 2 : 0);
-        }
-        if (index)   /* the empty diamond's weight would only shift every score */
-            add(f, l->offset[EVAL_PATTERNS] + g->diamond_row[d] * PATTERN_STATES + index, sign);
+        /* The empty diamond's weight would only shift every score. */
+        if (!(g->diamond_mask[d] & occupied))
+            continue;
+        int index = base3[diamond_bits(g->diamond[d], own)] + 2 * base3[diamond_bits(g->diamond[d], opp)];
+        add(f, l->offset[EVAL_PATTERNS] + g->diamond_row[d] * PATTERN_STATES + index, sign);
     }
 }
 
-void eval_features(const Variant *v, const Position *pos, EvalFeatures *out)
+/* Both sides' features from their own view (White as stored, Black rotated) into sink; the
+ * phase is returned. */
+static float features(const Variant *v, const Position *pos, Sink *sink)
 {
     const Geometry *g = geometry_of(v->rules.board_size);
-    EvalLayout l;
-    eval_layout(v->rules.board_size, &l);
-    out->n = 0;
-    /* Both sides from their own view: White as stored, Black rotated. */
+    const EvalLayout *l = &g->layout;
     Bitboard men[2], kings[2];
     for (int c = 0; c < 2; c++) {
         men[c] = pos_men(pos, c);
@@ -155,36 +176,43 @@ void eval_features(const Variant *v, const Position *pos, EvalFeatures *out)
     }
     Bitboard rmen[2] = {board_rotate(g->b, men[0]), board_rotate(g->b, men[1])};
     Bitboard rkings[2] = {board_rotate(g->b, kings[0]), board_rotate(g->b, kings[1])};
-    int us = pos->side, them = 1 - us;
     for (int c = 0; c < 2; c++) {
-        int sign = c == us ? 1 : -1;
+        int sign = c == pos->side ? 1 : -1;
         if (c == WHITE)
-            side_features(v, g, &l, men[0], kings[0], men[1] | kings[1], sign, out);
+            side_features(v, g, l, men[0], kings[0], men[1] | kings[1], sign, sink);
         else
-            side_features(v, g, &l, rmen[1], rkings[1], rmen[0] | rkings[0], sign, out);
+            side_features(v, g, l, rmen[1], rkings[1], rmen[0] | rkings[0], sign, sink);
     }
-    (void)them;
     int start = 2 * (v->rules.board_size == 10 ? 20 : 12);
     int material = pos_count(pos->pieces[0] | pos->pieces[1]) + pos_count(pos->kings);
-    out->phase = material >= start ? 1.0f : (float)material / (float)start;
+    return material >= start ? 1.0f : (float)material / (float)start;
+}
+
+void eval_features(const Variant *v, const Position *pos, EvalFeatures *out)
+{
+    Sink sink = {NULL, 0, 0, out};
+    out->n = 0;
+    out->phase = features(v, pos, &sink);
 }
 
 static double blend(const Weights *w, const EvalFeatures *f, int from, int to)
 {
-    double s = 0;
+    double opening = 0, endgame = 0, phase = f->phase;
     for (int k = 0; k < f->n; k++) {
         int i = f->index[k];
-        if (i >= from && i < to)
-            s += f->value[k] * (f->phase * w->w[0][i] + (1 - f->phase) * w->w[1][i]);
+        if (i >= from && i < to) {
+            opening += f->value[k] * (double)w->w[0][i];
+            endgame += f->value[k] * (double)w->w[1][i];
+        }
     }
-    return s;
+    return phase * opening + (1 - phase) * endgame;
 }
 
 int eval_position(const Weights *w, const Variant *v, const Position *pos)
 {
-    EvalFeatures f;
-    eval_features(v, pos, &f);
-    return (int)lrint(blend(w, &f, 0, w->layout.n));
+    Sink sink = {w, 0, 0, NULL};
+    double phase = features(v, pos, &sink);
+    return (int)lrint(phase * sink.opening + (1 - phase) * sink.endgame);
 }
 
 void eval_by_group(const Weights *w, const Variant *v, const Position *pos, double out[EVAL_GROUPS])
