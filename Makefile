@@ -11,10 +11,10 @@ CFLAGS  := -std=c11 -O3 $(WARN) -D_POSIX_C_SOURCE=200809L -fopenmp $(if $(filter
 LDLIBS  := $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lpthread -lm
 DEVFLAGS := -g -O1 -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined
 
-CORE_SRC := $(filter-out gen/mpi.c,$(wildcard core/*.c db/*.c gen/*.c eval/*.c))
+CORE_SRC := $(filter-out gen/mpi.c,$(wildcard core/*.c db/*.c gen/*.c eval/*.c train/*.c))
 CLI_SRC  := $(wildcard cli/*.c)
 TEST_SRC := $(wildcard tests/*.c)
-HEADERS  := $(wildcard core/*.h db/*.h gen/*.h eval/*.h cli/*.h tests/*.h)
+HEADERS  := $(wildcard core/*.h db/*.h gen/*.h eval/*.h train/*.h cli/*.h tests/*.h)
 
 REL := build/rel
 DEV := build/dev

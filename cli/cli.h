@@ -8,6 +8,8 @@
 #include "../core/types.h"
 #include "../eval/eval.h"
 
+#define DAMAS_VERSION_TEXT "0.2.0"
+
 /* Exit codes: 0 success, 1 failure of the work, 2 bad usage or input. */
 enum { CLI_OK = 0, CLI_FAIL = 1, CLI_USAGE = 2 };
 
@@ -22,9 +24,12 @@ int cmd_bench(int argc, char **argv);
 int cmd_match(int argc, char **argv);
 int cmd_play(int argc, char **argv);
 int cmd_hub(int argc, char **argv);
+int cmd_train(int argc, char **argv);
 
-/* --weights: a file, "default" (or NULL: compiled in), or "material" (the defaults'
- * material weights only); prints the error itself. */
+/* --weights: a file; "default" (or NULL): the tuned weights shipped for the variant
+ * (eval/weights/<variant>.h5 beside the binary, or in $DAMAS_WEIGHTS), else the compiled-in
+ * ones; "builtin": the compiled-in weights; "material": their material weights only. Prints
+ * the error itself. */
 bool cli_weights(const char *arg, const Variant *v, Weights *out);
 
 /* A search score as text: "+0.35" (men) or "win in 7" / "loss in 6" (plies). */

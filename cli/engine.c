@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../core/notation.h"
 #include "../core/search.h"
@@ -30,10 +31,37 @@ static const char bench_help[] =
     "the default weights, one thread, and ends with `OVERALL: <nodes> nodes <nps> nps`. The node\n"
     "count changes only when the search's behaviour changes.\n";
 
+/* The shipped weights of v: $DAMAS_WEIGHTS/<variant>.h5, else eval/weights/<variant>.h5 in
+ * the binary's directory; false if there are none (or they cannot be read). */
+static bool shipped_weights(const Variant *v, Weights *out)
+{
+    char path[4096], exe[4096];
+    const char *env = getenv("DAMAS_WEIGHTS");
+    if (env) {
+        snprintf(path, sizeof path, "%s/%s.h5", env, v->name);
+    } else {
+        ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+        if (n <= 0)
+            return false;
+        exe[n] = '\0';
+        char *slash = strrchr(exe, '/');
+        if (slash)
+            *slash = '\0';
+        snprintf(path, sizeof path, "%.2000s/eval/weights/%.32s.h5", exe, v->name);
+    }
+    char err[1024];
+    return access(path, R_OK) == 0 && weights_load(path, v, out, err, sizeof err) == DAMAS_OK;
+}
+
 bool cli_weights(const char *arg, const Variant *v, Weights *out)
 {
     char err[1024];
     if (!arg || !strcmp(arg, "default")) {
+        if (!shipped_weights(v, out))
+            weights_default(v, out);
+        return true;
+    }
+    if (!strcmp(arg, "builtin")) {
         weights_default(v, out);
         return true;
     }

@@ -8,7 +8,6 @@
 #include "../core/variant.h"
 #include "cli.h"
 
-#define DAMAS_VERSION "0.1.0"
 
 static const struct {
     const char *name;
@@ -26,6 +25,7 @@ static const struct {
     {"match", cmd_match, "games between two weight sets (or random), with Elo and PDN"},
     {"play", cmd_play, "play a game against the engine in the terminal"},
     {"hub", cmd_hub, "the Hub protocol engine, for GUIs and pydraughts"},
+    {"train", cmd_train, "tune evaluation weights by self-play"},
 };
 
 int cli_error(int code, const char *fmt, ...)
@@ -102,7 +102,7 @@ static void usage(FILE *out)
 {
     fprintf(out, "damas %s - draughts toolkit: rules, perft, endgame databases, search\n\n"
                  "usage: damas <command> [options]    (damas <command> --help for details)\n\ncommands:\n",
-            DAMAS_VERSION);
+            DAMAS_VERSION_TEXT);
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         fprintf(out, "  %-8s %s\n", commands[i].name, commands[i].summary);
     fprintf(out, "\nvariants: %s\n", variant_names());
@@ -120,7 +120,7 @@ int main(int argc, char **argv)
         return CLI_OK;
     }
     if (!strcmp(cmd, "--version")) {
-        printf("damas %s\n", DAMAS_VERSION);
+        printf("damas %s\n", DAMAS_VERSION_TEXT);
         return CLI_OK;
     }
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)

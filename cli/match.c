@@ -89,6 +89,20 @@ static int read_openings(const char *path, const Variant *v, Position **out)
     return n;
 }
 
+typedef struct {
+    double start;
+    int games;
+} MatchProgress;
+
+static void match_progress(void *ctx, int done)
+{
+    const MatchProgress *p = ctx;
+    if (isatty(2)) {
+        fprintf(stderr, "\r%d/%d games, %.1f games/s  ", done, p->games, done / (cli_now() - p->start));
+        fflush(stderr);
+    }
+}
+
 int cmd_match(int argc, char **argv)
 {
     const char *variant = NULL, *a = NULL, *b = NULL, *openings = NULL, *pdn = NULL, *db_dir = NULL, *value;
@@ -168,86 +182,35 @@ int cmd_match(int argc, char **argv)
     DbProbe *db = NULL;
     if (db_dir && !(db = probe_open(db_dir, &v, 256 << 20, err, sizeof err)))
         return cli_error(CLI_FAIL, "%s", err);
-    int npairs = (int)(games / 2);
     Game *played = malloc((size_t)games * sizeof *played);
-    double *pair = calloc((size_t)npairs, sizeof *pair);
-    if (!played || !pair)
+    if (!played)
         return cli_error(CLI_FAIL, "out of memory for %llu games", (unsigned long long)games);
     Player players[2] = {{a, pa.w}, {b, pb.w}};
-    double t0 = cli_now();
-    int done = 0;
-    bool failed = false;
-#pragma omp parallel num_threads((int)threads)
-    {
-        Search *mine[2] = {NULL, NULL};
-        for (int c = 0; c < 2; c++)
-            if (players[c].w && !(mine[c] = search_new(&v, players[c].w, db, 16)))
-                failed = true;
-#pragma omp for schedule(dynamic, 1)
-        for (int g = 0; g < (int)games; g++) {
-            if (failed)
-                continue;
-            /* Game 2k: A has the first move of opening k; game 2k + 1: B has it. */
-            int k = g / 2, a_first = g % 2 == 0;
-            const Position *start = &open[k % nopen];
-            int a_colour = a_first ? start->side : 1 - start->side;
-            Player seat[2];
-            Search *s[2];
-            seat[a_colour] = players[0];
-            seat[1 - a_colour] = players[1];
-            s[a_colour] = mine[0];
-            s[1 - a_colour] = mine[1];
-            match_game(&v, start, seat, s, &limits, seed * 1000003u + (uint64_t)g, &played[g]);
-#pragma omp critical(match_progress)
-            {
-                done++;
-                if (isatty(2)) {
-                    fprintf(stderr, "\r%d/%llu games, %.1f games/s  ", done, (unsigned long long)games,
-                            done / (cli_now() - t0));
-                    fflush(stderr);
-                }
-            }
-        }
-        for (int c = 0; c < 2; c++)
-            search_free(mine[c]);
-    }
+    MatchProgress progress = {cli_now(), (int)games};
+    MatchResult r;
+    if (match_run(&v, players, open, nopen, (int)games, &limits, (int)threads, seed, db, played, &r, match_progress,
+                  &progress) != DAMAS_OK)
+        return cli_error(CLI_FAIL, "out of memory for the searches");
     if (isatty(2))
         fputc('\n', stderr);
-    if (failed)
-        return cli_error(CLI_FAIL, "out of memory for the searches");
-    int wins = 0, draws = 0, losses = 0;
-    for (int g = 0; g < (int)games; g++) {
-        int k = g / 2, a_first = g % 2 == 0;
-        int a_colour = a_first ? open[k % nopen].side : 1 - open[k % nopen].side;
-        GameResult r = played[g].result;
-        double score = r == RESULT_DRAW ? 0.5 : (r == RESULT_WHITE) == (a_colour == WHITE) ? 1 : 0;
-        wins += score == 1;
-        draws += score == 0.5;
-        losses += score == 0;
-        pair[k] += score / 2;
-    }
-    double elo, low, high;
-    match_elo(pair, npairs, &elo, &low, &high);
+    int npairs = (int)(games / 2);
     printf("%s: %s vs %s, %llu games (%d openings x 2 colours), %.1f s\n", v.name, a, b, (unsigned long long)games,
-           npairs < nopen ? npairs : nopen, cli_now() - t0);
-    printf("A wins %d, draws %d, losses %d; score %.1f%%\n", wins, draws, losses,
-           100.0 * (wins + 0.5 * draws) / (double)games);
-    printf("Elo A - B: %+.1f (95%% interval %+.1f to %+.1f)\n", elo, low, high);
+           npairs < nopen ? npairs : nopen, cli_now() - progress.start);
+    printf("A wins %d, draws %d, losses %d; score %.1f%%\n", r.wins, r.draws, r.losses,
+           100.0 * (r.wins + 0.5 * r.draws) / (double)games);
+    printf("Elo A - B: %+.1f (95%% interval %+.1f to %+.1f)\n", r.elo, r.low, r.high);
     if (pdn) {
         FILE *f = fopen(pdn, "w");
         if (!f)
             return cli_error(CLI_FAIL, "cannot write %s", pdn);
         for (int g = 0; g < (int)games; g++) {
-            int k = g / 2, a_first = g % 2 == 0;
-            int a_colour = a_first ? open[k % nopen].side : 1 - open[k % nopen].side;
-            match_write_pdn(f, &v, &played[g], "damas match", a_colour == WHITE ? a : b, a_colour == WHITE ? b : a,
-                            g + 1);
+            bool a_white = match_a_colour(open, nopen, g) == WHITE;
+            match_write_pdn(f, &v, &played[g], "damas match", a_white ? a : b, a_white ? b : a, g + 1);
         }
         if (fclose(f) != 0)
             return cli_error(CLI_FAIL, "cannot write %s (disk full?)", pdn);
     }
     free(played);
-    free(pair);
     free(open);
     free(pa.w);
     free(pb.w);

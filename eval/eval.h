@@ -24,7 +24,7 @@ typedef enum {
     EVAL_GROUPS
 } EvalGroup;
 
-enum { EVAL_MAX_WEIGHTS = 4096, EVAL_MAX_FEATURES = 512 };
+enum { EVAL_MAX_WEIGHTS = 4096, EVAL_MAX_FEATURES = 320 };
 
 typedef struct {
     int board_size;
@@ -37,11 +37,22 @@ extern const char *const eval_group_names[EVAL_GROUPS];
 
 void eval_layout(int board_size, EvalLayout *out);
 
+/* How trained weights were made (attributes of the weight file when `set`). */
+typedef struct {
+    bool set;
+    int generations;
+    uint64_t games, positions;
+    double elo, elo_low, elo_high;   /* against the compiled-in weights, 95% interval */
+    uint64_t seed;
+    char date[32], version[16];
+} WeightsMeta;
+
 typedef struct {
     char variant[32];                /* the variant these weights were made for */
     EvalLayout layout;
     float w[2][EVAL_MAX_WEIGHTS];    /* [0] opening, [1] endgame */
     char provenance[512];            /* free text: how they were made */
+    WeightsMeta meta;
 } Weights;
 
 /* The compiled-in defaults for v. */

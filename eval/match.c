@@ -1,6 +1,7 @@
 #include "match.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "../core/notation.h"
@@ -15,8 +16,9 @@ static uint64_t next_random(uint64_t *s)
 }
 
 void match_game(const Variant *v, const Position *start, const Player players[2], Search *searches[2],
-                const SearchLimits *limits, uint64_t seed, Game *out)
+                const SearchLimits *limits, uint64_t seed, DbProbe *adjudicate, Game *out)
 {
+    int db_pieces = adjudicate ? probe_pieces(adjudicate) : 0;
     out->start = *start;
     out->nmoves = 0;
     Position pos = *start;
@@ -38,6 +40,14 @@ void match_game(const Variant *v, const Position *start, const Player players[2]
                                                                                                  : "move limit";
             return;
         }
+        int wdl;
+        if (db_pieces && pos_count(pos.pieces[0] | pos.pieces[1]) <= db_pieces && !movegen_has_capture(&pos, v) &&
+            probe_wdl(adjudicate, &pos, &wdl, NULL, 0) == DAMAS_OK) {
+            out->result = wdl == DB_DRAW ? RESULT_DRAW : (wdl == DB_WIN) == (pos.side == WHITE) ? RESULT_WHITE
+                                                                                               : RESULT_BLACK;
+            out->reason = "database";
+            return;
+        }
         Move m;
         const Player *p = &players[pos.side];
         if (!p->w) {
@@ -56,6 +66,71 @@ void match_game(const Variant *v, const Position *start, const Player players[2]
         Undo u;
         pos_make(&pos, &m, &u);
     }
+}
+
+int match_a_colour(const Position *openings, int nopen, int g)
+{
+    const Position *start = &openings[(g / 2) % nopen];
+    return g % 2 == 0 ? start->side : 1 - start->side;
+}
+
+int match_run(const Variant *v, const Player players[2], const Position *openings, int nopen, int games,
+              const SearchLimits *limits, int threads, uint64_t seed, DbProbe *db, Game *out, MatchResult *r,
+              void (*progress)(void *ctx, int done), void *ctx)
+{
+    int npairs = games / 2, done = 0;
+    double *pair = calloc((size_t)(npairs ? npairs : 1), sizeof *pair);
+    int8_t *score2 = calloc((size_t)(games ? games : 1), 1);   /* A's score, doubled */
+    bool failed = !pair || !score2;
+#pragma omp parallel num_threads(threads) if (!failed)
+    {
+        Search *mine[2] = {NULL, NULL};
+        for (int c = 0; c < 2; c++)
+            if (players[c].w && !(mine[c] = search_new(v, players[c].w, db, 16)))
+                failed = true;
+        Game *game = malloc(sizeof *game);
+        failed |= !game;
+#pragma omp for schedule(dynamic, 1)
+        for (int g = 0; g < games; g++) {
+            if (failed)
+                continue;
+            const Position *start = &openings[(g / 2) % nopen];
+            int a = match_a_colour(openings, nopen, g);
+            Player seat[2];
+            Search *s[2];
+            seat[a] = players[0];
+            seat[1 - a] = players[1];
+            s[a] = mine[0];
+            s[1 - a] = mine[1];
+            match_game(v, start, seat, s, limits, seed * 1000003u + (uint64_t)g, db, game);
+            score2[g] = (int8_t)(game->result == RESULT_DRAW ? 1 : (game->result == RESULT_WHITE) == (a == WHITE) ? 2 : 0);
+            if (out)
+                out[g] = *game;
+            if (progress) {
+#pragma omp critical(match_progress)
+                progress(ctx, ++done);
+            }
+        }
+        free(game);
+        for (int c = 0; c < 2; c++)
+            search_free(mine[c]);
+    }
+    if (failed) {
+        free(pair);
+        free(score2);
+        return DAMAS_ERR_RANGE;
+    }
+    *r = (MatchResult){games, 0, 0, 0, 0, 0, 0};
+    for (int g = 0; g < games; g++) {
+        r->wins += score2[g] == 2;
+        r->draws += score2[g] == 1;
+        r->losses += score2[g] == 0;
+        pair[g / 2] += score2[g] / 4.0;
+    }
+    match_elo(pair, npairs, &r->elo, &r->low, &r->high);
+    free(pair);
+    free(score2);
+    return DAMAS_OK;
 }
 
 int match_openings(const Variant *v, int plies, Position *out, int max)

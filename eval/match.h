@@ -27,10 +27,28 @@ typedef struct {
 /* Plays one game from start: `players[c]` plays colour c; each search is limited by
  * `limits`; the random mover draws from `seed`. `searches[c]` are the players' Search objects
  * (cleared before the game; may be NULL for the random mover). Ends on no move (loss), the
- * 40-move rule, a third repetition, or MATCH_MAX_PLIES (a draw). Deterministic for node or
- * depth limits. */
+ * 40-move rule, a third repetition, MATCH_MAX_PLIES (a draw), or, with `adjudicate`, as soon as
+ * the database covers a position without a capture to make (its value decides). Deterministic
+ * for node or depth limits. */
 void match_game(const Variant *v, const Position *start, const Player players[2], Search *searches[2],
-                const SearchLimits *limits, uint64_t seed, Game *out);
+                const SearchLimits *limits, uint64_t seed, DbProbe *adjudicate, Game *out);
+
+typedef struct {
+    int games, wins, draws, losses;   /* of player A */
+    double elo, low, high;            /* A - B, and the 95% interval */
+} MatchResult;
+
+/* Plays `games` (even) games between A = players[0] and B = players[1] on `threads` threads:
+ * game 2k starts from openings[k % nopen] with A to move first, game 2k + 1 from the same
+ * opening with B. Searches get `db` (may be NULL) and adjudicate with it. Fills *r, and
+ * out[0..games) if out is not NULL. `progress` (may be NULL) is called after each game with the
+ * number done. Returns DAMAS_OK, or DAMAS_ERR_RANGE if memory runs out. */
+int match_run(const Variant *v, const Player players[2], const Position *openings, int nopen, int games,
+              const SearchLimits *limits, int threads, uint64_t seed, DbProbe *db, Game *out, MatchResult *r,
+              void (*progress)(void *ctx, int done), void *ctx);
+
+/* The colour A plays in game g of match_run. */
+int match_a_colour(const Position *openings, int nopen, int g);
 
 /* Every distinct position `plies` plies from v's start (at most max), in move-generation
  * order: the built-in openings. Returns the count. */

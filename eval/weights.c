@@ -143,6 +143,18 @@ int weights_save(const char *path, const Weights *w, char *err, size_t errlen)
     int bad = attr_string_write(f, "format", weights_format) | attr_string_write(f, "variant", w->variant) |
               attr_write(f, "feature_set", H5T_STD_U64LE, &set) | attr_write(f, "board_size", H5T_STD_U64LE, &size) |
               attr_string_write(f, "provenance", w->provenance);
+    if (w->meta.set) {
+        const WeightsMeta *m = &w->meta;
+        uint64_t generations = (uint64_t)m->generations;
+        bad |= attr_write(f, "generations", H5T_STD_U64LE, &generations) |
+               attr_write(f, "games", H5T_STD_U64LE, &m->games) |
+               attr_write(f, "positions", H5T_STD_U64LE, &m->positions) |
+               attr_write(f, "elo_vs_builtin", H5T_IEEE_F64LE, &m->elo) |
+               attr_write(f, "elo_vs_builtin_low", H5T_IEEE_F64LE, &m->elo_low) |
+               attr_write(f, "elo_vs_builtin_high", H5T_IEEE_F64LE, &m->elo_high) |
+               attr_write(f, "seed", H5T_STD_U64LE, &m->seed) | attr_string_write(f, "date", m->date) |
+               attr_string_write(f, "damas_version", m->version);
+    }
     for (int g = 0; g < EVAL_GROUPS && !bad; g++) {
         int len = w->layout.length[g];
         float buf[2 * EVAL_MAX_WEIGHTS];

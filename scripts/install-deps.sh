@@ -7,7 +7,7 @@ packages=(
   build-essential pkg-config
   libcriterion-dev
   libhdf5-dev hdf5-tools hdf5-filter-plugin
-  liblz4-dev lz4 xz-utils
+  liblz4-dev lz4 xz-utils gnuplot-nox
   openmpi-bin libopenmpi-dev
   python3
 )

@@ -146,7 +146,7 @@ Test(search, beats_a_random_mover_in_at_least_95_percent_of_games, .timeout = 12
             Search *searches[2] = {NULL, NULL};
             searches[engine] = s;
             Game *game = malloc(sizeof *game);
-            match_game(&v, start, players, searches, &limits, (uint64_t)g, game);
+            match_game(&v, start, players, searches, &limits, (uint64_t)g, NULL, game);
             score += game->result == RESULT_DRAW ? 0.5 : (game->result == RESULT_WHITE) == (engine == WHITE);
             free(game);
         }
