@@ -37,7 +37,8 @@ Test(train, the_tuner_recovers_known_weights_from_synthetic_labels, .timeout = 1
     int fit = got * 9 / 10;
     const Sample *held = samples + fit;
     double before = train_loss(w, held, got - fit, 150), best = train_loss(truth, held, got - fit, 150), train;
-    train_fit(w, samples, fit, got, 60, 150, frozen, 1, 7, &train);
+    cr_assert_lt(fabs(train_scale(truth, samples, fit) - 150) / 150, 0.1, "the scale the labels were made with");
+    train_fit(w, samples, fit, held, got - fit, 60, 150, frozen, 1, 7, &train);
     double heldout = train_loss(w, held, got - fit, 150);
     /* The fit closes most of the gap to the true weights' loss, on positions it never saw. */
     cr_assert_lt(heldout - best, 0.3 * (before - best), "loss: start %.5f, fitted %.5f (held out), truth %.5f", before,

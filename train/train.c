@@ -49,8 +49,28 @@ double train_loss(const Weights *w, const Sample *samples, int n, double scale)
     return n ? loss / n : 0;
 }
 
-double train_fit(Weights *w, const Sample *samples, int n_train, int n_total, int epochs, double scale,
-                 const int *frozen, int nfrozen, uint64_t seed, double *train_loss_out)
+double train_scale(const Weights *w, const Sample *samples, int n)
+{
+    /* Golden-section search on log(scale): the loss is unimodal in it. */
+    double lo = log(20.0), hi = log(3000.0), g = (sqrt(5.0) - 1) / 2;
+    double a = hi - g * (hi - lo), b = lo + g * (hi - lo);
+    double fa = train_loss(w, samples, n, exp(a)), fb = train_loss(w, samples, n, exp(b));
+    for (int k = 0; k < 40; k++) {
+        if (fa < fb) {
+            hi = b, b = a, fb = fa;
+            a = hi - g * (hi - lo);
+            fa = train_loss(w, samples, n, exp(a));
+        } else {
+            lo = a, a = b, fa = fb;
+            b = lo + g * (hi - lo);
+            fb = train_loss(w, samples, n, exp(b));
+        }
+    }
+    return exp((lo + hi) / 2);
+}
+
+double train_fit(Weights *w, const Sample *samples, int n_train, const Sample *held, int n_held, int epochs,
+                 double scale, const int *frozen, int nfrozen, uint64_t seed, double *train_loss_out)
 {
     int n = w->layout.n, params = 2 * n;
     double *m = calloc((size_t)params, sizeof *m), *v = calloc((size_t)params, sizeof *v),
@@ -77,8 +97,7 @@ double train_fit(Weights *w, const Sample *samples, int n_train, int n_total, in
      * wandering by about the step and the fit never settles. */
     long total_steps = (long)epochs * ((n_train + batch - 1) / batch);
     long step = 0;
-    double best_heldout = n_total > n_train ? train_loss(w, samples + n_train, n_total - n_train, scale)
-                                            : train_loss(w, samples, n_train, scale);
+    double best_heldout = n_held ? train_loss(w, held, n_held, scale) : train_loss(w, samples, n_train, scale);
     for (int epoch = 0; epoch < epochs; epoch++) {
         for (int i = n_train - 1; i > 0; i--) {   /* Fisher-Yates, from the seed */
             int j = (int)(next_random(&seed) % (uint64_t)(i + 1)), t = order[i];
@@ -111,8 +130,7 @@ double train_fit(Weights *w, const Sample *samples, int n_train, int n_total, in
                 *wp -= (float)(lr * (m[p] / c1) / (sqrt(v[p] / c2) + eps));
             }
         }
-        double heldout = n_total > n_train ? train_loss(w, samples + n_train, n_total - n_train, scale)
-                                           : train_loss(w, samples, n_train, scale);
+        double heldout = n_held ? train_loss(w, held, n_held, scale) : train_loss(w, samples, n_train, scale);
         if (heldout < best_heldout) {   /* early stopping on the held-out positions */
             best_heldout = heldout;
             *best = *w;
@@ -163,6 +181,22 @@ static int label_game(const Variant *v, const Game *g, DbProbe *db, Sample *out,
     return n;
 }
 
+enum { TRAIN_POOL = 200000, HELD_POOL = 25000 };
+
+typedef struct {
+    Sample *s;
+    int n, next, cap;       /* filled, where the next goes (oldest first once full), room */
+} Pool;
+
+static void pool_add(Pool *p, const Sample *s, int n)
+{
+    for (int k = 0; k < n; k++) {
+        p->s[p->next] = s[k];
+        p->next = (p->next + 1) % p->cap;
+        p->n += p->n < p->cap;
+    }
+}
+
 static void report(const TrainHooks *h, TrainReport *r, const char *stage, double t0)
 {
     r->stage = stage;
@@ -177,11 +211,16 @@ int train_run(const Variant *v, const Weights *start, const TrainOptions *o, con
     double t0 = now();
     Position *openings = malloc(4096 * sizeof *openings), *starts = malloc((size_t)o->games * sizeof *starts);
     Game *games = malloc((size_t)o->games * sizeof *games);
-    int max_samples = o->games * MATCH_MAX_PLIES;
-    Sample *samples = malloc((size_t)max_samples * sizeof *samples);
+    /* Positions of every generation so far are kept (the oldest replaced when full): a fit on
+     * one generation's games alone follows their noise. */
+    Pool train = {malloc(TRAIN_POOL * sizeof(Sample)), 0, 0, TRAIN_POOL},
+         held = {malloc(HELD_POOL * sizeof(Sample)), 0, 0, HELD_POOL};
+    Sample *scratch = malloc(MATCH_MAX_PLIES * sizeof *scratch);
+    bool pools = train.s && held.s && scratch;
     Weights *current = malloc(sizeof *current), *candidate = malloc(sizeof *candidate);
-    if (!openings || !starts || !games || !samples || !current || !candidate) {
-        free(openings), free(starts), free(games), free(samples), free(current), free(candidate);
+    if (!openings || !starts || !games || !pools || !current || !candidate) {
+        free(openings), free(starts), free(games), free(train.s), free(held.s), free(scratch), free(current),
+            free(candidate);
         snprintf(err, errlen, "out of memory for %d games a generation", o->games);
         return DAMAS_ERR_RANGE;
     }
@@ -222,19 +261,19 @@ int train_run(const Variant *v, const Weights *start, const TrainOptions *o, con
             for (int g = 0; g < o->games; g++)
                 match_write_pdn(hooks->pdn, v, &games[g], "damas self-play", "damas", "damas",
                                 (gen - 1) * o->games + g + 1);
-        /* Games, not positions, go to the held-out tenth: positions of one game are alike. */
-        int n = 0, held_from = 0, cut_game = o->games - o->games / 10;
+        /* Every tenth game goes to the held-out positions: positions of one game are alike. */
+        int n = 0;
         for (int g = 0; g < o->games; g++) {
-            if (g == cut_game)
-                held_from = n;
-            n += label_game(v, &games[g], o->db, samples + n, max_samples - n);
+            int k = label_game(v, &games[g], o->db, scratch, MATCH_MAX_PLIES);
+            pool_add(g % 10 == 9 ? &held : &train, scratch, k);
+            n += k;
         }
-        if (cut_game >= o->games)
-            held_from = n;
         r.positions = n;
         report(hooks, &r, "fitting", t0);
         *candidate = *current;
-        r.heldout_loss = train_fit(candidate, samples, held_from, n, o->epochs, 150.0, frozen, 1, seed,
+        /* The scale first (Texel's K), so that the fit does not bend the weights toward another. */
+        double scale = train_scale(current, train.s, train.n);
+        r.heldout_loss = train_fit(candidate, train.s, train.n, held.s, held.n, o->epochs, scale, frozen, 1, seed,
                                    &r.train_loss);
         report(hooks, &r, "match", t0);
         Player players[2] = {{"new", candidate}, {"current", current}};
@@ -255,6 +294,7 @@ int train_run(const Variant *v, const Weights *start, const TrainOptions *o, con
     }
     if (rc == DAMAS_OK)
         *out = *current;
-    free(openings), free(starts), free(games), free(samples), free(current), free(candidate);
+    free(openings), free(starts), free(games), free(train.s), free(held.s), free(scratch), free(current),
+        free(candidate);
     return rc;
 }

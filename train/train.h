@@ -49,12 +49,16 @@ typedef struct {
     float label;
 } Sample;
 
-/* Fits w to the samples (the first n_train used for fitting, the rest held out) by logistic
- * regression: P(win) = 1 / (1 + exp(-eval / scale)), Adam, L2 pull toward the starting
- * weights; weights in `frozen` (indices, both phases) do not move. Returns the held-out loss
+/* Fits w to samples[0..n_train) by logistic regression, P(win) = 1 / (1 + exp(-eval / scale)),
+ * with Adam (a step decaying to zero over the epochs), a light L2 pull toward the starting
+ * weights, and the weights of the epoch with the lowest loss on held[0..n_held) kept (early
+ * stopping). Weights in `frozen` (indices, both phases) do not move. Returns that held-out loss
  * (the training loss in *train_loss). */
-double train_fit(Weights *w, const Sample *samples, int n_train, int n_total, int epochs, double scale,
-                 const int *frozen, int nfrozen, uint64_t seed, double *train_loss);
+double train_fit(Weights *w, const Sample *samples, int n_train, const Sample *held, int n_held, int epochs,
+                 double scale, const int *frozen, int nfrozen, uint64_t seed, double *train_loss);
+
+/* The scale that makes w's predictions fit samples[0..n) best (Texel's K, as a divisor). */
+double train_scale(const Weights *w, const Sample *samples, int n);
 
 /* The cross-entropy loss of w on samples[0..n). */
 double train_loss(const Weights *w, const Sample *samples, int n, double scale);
