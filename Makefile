@@ -24,7 +24,7 @@ MPIB := build/mpi
 # that switching rebuilds it.
 $(shell mkdir -p build; echo "$(MPI)" | cmp -s - build/mode || echo "$(MPI)" > build/mode)
 
-.PHONY: all dev test run deps clean bench-perft bench-gen bench-mpi
+.PHONY: all dev test run deps clean bench-perft bench-gen bench-mpi bench-probe bench-search
 all: damas
 
 deps:
@@ -85,9 +85,10 @@ dev: deps
 	bash tests/cli.sh $(DEV)/damas
 	bash tests/db.sh $(DEV)/damas 3
 
+# The main job: a ≤5-piece database, a short training with it, the plot (scripts/run.sh).
 run: deps
 	$(MAKE) damas
-	./damas perft --variant all 9
+	bash scripts/run.sh
 
 bench-perft: damas
 	bash scripts/bench-perft.sh
@@ -97,6 +98,12 @@ bench-gen: damas
 
 bench-mpi: $(MPIB)/damas
 	bash scripts/bench-mpi.sh
+
+bench-probe: damas
+	bash scripts/bench-probe.sh
+
+bench-search: damas
+	./damas bench
 
 # Simulation of one unit split over ranks (docs/DISTRIBUTED.md).
 $(REL)/split-sim: $(call objects,$(REL),$(CORE_SRC) tools/split-sim.c)

@@ -184,30 +184,36 @@ static int engine_args(int argc, char **argv, const char *help, bool search, Eng
     return -1;
 }
 
+/* The variant, weights (new, for the caller to free) and position of a; -1 to go on, else the
+ * exit code (the error printed). */
+static int engine_setup(const EngineArgs *a, Variant *v, Weights **w, Position *pos)
+{
+    char err[1024];
+    if (!cli_variant(a->variant, a->optional, v))
+        return CLI_USAGE;
+    if (!(*w = malloc(sizeof **w)))
+        return cli_error(CLI_FAIL, "out of memory");
+    if (!cli_weights(a->weights, v, *w)) {
+        free(*w);
+        return CLI_FAIL;
+    }
+    if (notation_fen_parse(v, a->fen, pos, err, sizeof err) != DAMAS_OK) {
+        free(*w);
+        return cli_error(CLI_USAGE, "%s", err);
+    }
+    return -1;
+}
+
 int cmd_analyze(int argc, char **argv)
 {
     EngineArgs a;
-    int rc = engine_args(argc, argv, analyze_help, true, &a);
-    if (rc >= 0)
-        return rc;
     Variant v;
-    Weights *w = malloc(sizeof *w);
-    char err[1024];
+    Weights *w;
     Position pos;
-    if (!w)
-        return cli_error(CLI_FAIL, "out of memory");
-    if (!cli_variant(a.variant, a.optional, &v)) {
-        free(w);
-        return CLI_USAGE;
-    }
-    if (!cli_weights(a.weights, &v, w)) {
-        free(w);
-        return CLI_FAIL;
-    }
-    if (notation_fen_parse(&v, a.fen, &pos, err, sizeof err) != DAMAS_OK) {
-        free(w);
-        return cli_error(CLI_USAGE, "%s", err);
-    }
+    char err[1024];
+    int rc = engine_args(argc, argv, analyze_help, true, &a);
+    if (rc >= 0 || (rc = engine_setup(&a, &v, &w, &pos)) >= 0)
+        return rc;
     DbProbe *db = NULL;
     if (a.db && !(db = probe_open(a.db, &v, 256 << 20, err, sizeof err))) {
         free(w);
@@ -240,27 +246,12 @@ int cmd_analyze(int argc, char **argv)
 int cmd_eval(int argc, char **argv)
 {
     EngineArgs a;
-    int rc = engine_args(argc, argv, eval_help, false, &a);
-    if (rc >= 0)
-        return rc;
     Variant v;
-    Weights *w = malloc(sizeof *w);
-    char err[1024];
+    Weights *w;
     Position pos;
-    if (!w)
-        return cli_error(CLI_FAIL, "out of memory");
-    if (!cli_variant(a.variant, a.optional, &v)) {
-        free(w);
-        return CLI_USAGE;
-    }
-    if (!cli_weights(a.weights, &v, w)) {
-        free(w);
-        return CLI_FAIL;
-    }
-    if (notation_fen_parse(&v, a.fen, &pos, err, sizeof err) != DAMAS_OK) {
-        free(w);
-        return cli_error(CLI_USAGE, "%s", err);
-    }
+    int rc = engine_args(argc, argv, eval_help, false, &a);
+    if (rc >= 0 || (rc = engine_setup(&a, &v, &w, &pos)) >= 0)
+        return rc;
     double by_group[EVAL_GROUPS];
     eval_by_group(w, &v, &pos, by_group);
     EvalFeatures f;
