@@ -259,7 +259,8 @@ int search_run(Search *s, const Position *root, const uint64_t *history, int nhi
     int keep = nhistory < reversible ? nhistory : reversible;
     if (keep > (int)(sizeof s->hashes / sizeof *s->hashes) - SEARCH_MAX_PLY - 1)
         keep = (int)(sizeof s->hashes / sizeof *s->hashes) - SEARCH_MAX_PLY - 1;
-    memcpy(s->hashes, history + nhistory - keep, (size_t)keep * sizeof *history);
+    if (keep > 0)
+        memcpy(s->hashes, history + nhistory - keep, (size_t)keep * sizeof *history);
     s->nhashes = keep;
     s->hashes[s->nhashes++] = root->hash;
     MoveList list;
