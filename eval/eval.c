@@ -30,10 +30,17 @@ typedef struct {
 /* base3[x]: the 4-bit set x read as base-3 digits 0/1 (bit k -> 3^k). */
 static const uint8_t base3[16] = {0, 1, 3, 4, 9, 10, 12, 13, 27, 28, 30, 31, 36, 37, 39, 40};
 
-/* The 4 bits of `set` on the diamond's squares, in the order top, left, right, bottom. */
-static inline int diamond_bits(const int8_t *d, Bitboard set)
+/* The 4 bits of `set` on the diamond's squares, in the order top, left, right, bottom (which
+ * is also their order as bits, so pext gives it directly). */
+static inline int diamond_bits(const int8_t *d, Bitboard mask, Bitboard set)
 {
+#ifdef __BMI2__
+    (void)d;
+    return (int)__builtin_ia32_pext_di(set, mask);
+#else
+    (void)mask;
     return (int)((set >> d[0] & 1) | (set >> d[1] & 1) << 1 | (set >> d[2] & 1) << 2 | (set >> d[3] & 1) << 3);
+#endif
 }
 
 static Geometry geometry[2];
@@ -158,7 +165,8 @@ static void side_features(const Variant *v, const Geometry *g, const EvalLayout 
         /* The empty diamond's weight would only shift every score. */
         if (!(g->diamond_mask[d] & occupied))
             continue;
-        int index = base3[diamond_bits(g->diamond[d], own)] + 2 * base3[diamond_bits(g->diamond[d], opp)];
+        int index = base3[diamond_bits(g->diamond[d], g->diamond_mask[d], own)] +
+                    2 * base3[diamond_bits(g->diamond[d], g->diamond_mask[d], opp)];
         add(f, l->offset[EVAL_PATTERNS] + g->diamond_row[d] * PATTERN_STATES + index, sign);
     }
 }
