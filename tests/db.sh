@@ -53,7 +53,7 @@ check probe_draw_no_line 0 '"wdl":"draw","dtw":0,"moves":[{"move":"14x23","wdl":
 out=$(printf 'W:W18,K1:B14\n\nW:WK1,K2:BK32\n' | "$damas" probe --db "$work/american" --json)
 if [ "$(grep -c '"wdl":"win"' <<<"$out")" -eq 2 ]; then ok; else fail "probe_stdin: $out"; fi
 check probe_bad_fen 2 '"error":"' -- "$damas" probe --db "$work/american" --json "W:W18,K1:B14" "W:W99:B1"
-check probe_beyond 1 "is not in the database" -- "$damas" probe --db "$work/american" "W:W18,22,K1:B14,K32"
+check probe_beyond 1 "is not in the database" -- "$damas" probe --db "$work/american" "W:W25,26,27:B5,6,7"
 check probe_other_variant 1 "american" -- "$damas" probe --variant russian --db "$work/american" "W:W18:B14"
 check probe_no_db 1 "error: /tmp is not a damas database" -- "$damas" probe --db /tmp "W:W18:B14"
 
