@@ -147,11 +147,11 @@ int cmd_train(int argc, char **argv)
     char date[32];
     strftime(date, sizeof date, "%Y-%m-%d %H:%M:%S UTC", gmtime(&t));
     snprintf(result->provenance, sizeof result->provenance,
-             "damas %s train --variant %s --generations %llu --games %llu --nodes %llu --threads %llu --seed %llu; "
+             "damas %s train --variant %s --generations %llu --games %llu --nodes %llu --threads %llu --seed %llu%s%s; "
              "%s; final match against the compiled-in weights: %d games, +%d =%d -%d, Elo %+.1f [%+.1f, %+.1f]",
              DAMAS_VERSION_TEXT, v.name, (unsigned long long)generations, (unsigned long long)games,
-             (unsigned long long)nodes, (unsigned long long)threads, (unsigned long long)seed, date, m.games, m.wins,
-             m.draws, m.losses, m.elo, m.low, m.high);
+             (unsigned long long)nodes, (unsigned long long)threads, (unsigned long long)seed, from ? " --from " : "",
+             from ? from : "", date, m.games, m.wins, m.draws, m.losses, m.elo, m.low, m.high);
     result->meta = (WeightsMeta){true, (int)generations, (uint64_t)(games * generations), log.positions, m.elo, m.low, m.high,
                                  seed, "", DAMAS_VERSION_TEXT};
     snprintf(result->meta.date, sizeof result->meta.date, "%s", date);
