@@ -67,4 +67,15 @@ check hub_full_game 0 "hub game: " -- python3 "$(dirname "$0")/hub_game.py" "$da
 check hub_bad_position 0 'error message="bad position' -- \
   bash -c "printf 'hub\ninit\npos pos=Wxyz\nquit\n' | '$damas' hub"
 
+# A tiny training run writes weights that analyze loads, with its log and games.
+tw=$(mktemp -d)
+check train_tiny 0 "trained italian weights" -- "$damas" train --variant italian --games 10 --generations 1 --nodes 200 \
+  --match-games 4 --threads 2 --out "$tw/w.h5"
+check analyze_trained_weights 0 "best " -- "$damas" analyze --variant italian --weights "$tw/w.h5" --depth 3 "W:W21-32:B1-12"
+if [ "$(wc -l <"$tw/w.csv")" -eq 2 ] && grep -q '^\[Event "damas self-play"\]' "$tw/w.pdn"; then ok; else fail "train_outputs: $(ls "$tw")"; fi
+check train_weights_of_other_variant 1 "holds weights for italian, not russian" -- \
+  "$damas" analyze --variant russian --weights "$tw/w.h5" --depth 2 "W:W21-32:B1-12"
+rm -rf "$tw"
+check train_needs_out 2 "error: --out WEIGHTS.h5 is required" -- "$damas" train --variant italian
+
 finish
