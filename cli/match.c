@@ -20,8 +20,8 @@ static const char match_help[] =
     "parallel, and prints the wins, draws and losses of A and the Elo difference A - B with its\n"
     "95% interval (from the pairs' scores). A player is a weight file, 'default' (compiled-in\n"
     "weights), 'material' (the defaults' material weights only) or 'random' (a uniformly random\n"
-    "legal mover). Openings: one FEN per line in FILE, or the built-in set (every position two\n"
-    "plies from the start, then three if more are needed).\n";
+    "legal mover). Openings: one FEN per line in FILE, or the built-in set (the positions a few\n"
+    "plies from the start, as many as there are game pairs, so no pair repeats another).\n";
 
 static const char play_help[] =
     "usage: damas play --variant V [--optional-capture] [--weights W] [--db DIR] [--depth D | --time S]\n"
@@ -174,9 +174,7 @@ int cmd_match(int argc, char **argv)
             return CLI_FAIL;
     } else {
         open = malloc(4096 * sizeof *open);
-        nopen = match_openings(&v, 2, open, 4096);
-        if ((uint64_t)nopen * 2 < games)
-            nopen = match_openings(&v, 3, open, 4096);
+        nopen = open ? match_openings_for(&v, (int)(games / 2), open, 4096) : 0;
     }
     char err[1024];
     DbProbe *db = NULL;

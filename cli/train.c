@@ -132,9 +132,7 @@ int cmd_train(int argc, char **argv)
         return cli_error(CLI_FAIL, "%s", err);
     /* The result against the compiled-in weights. */
     Position *openings = malloc(4096 * sizeof *openings);
-    int nopen = match_openings(&v, 2, openings, 4096);
-    if ((int)match_games > 2 * nopen)
-        nopen = match_openings(&v, 3, openings, 4096);
+    int nopen = match_openings_for(&v, (int)match_games / 2, openings, 4096);
     Weights *builtin = malloc(sizeof *builtin);
     cli_weights("builtin", &v, builtin);
     Player players[2] = {{"trained", result}, {"builtin", builtin}};

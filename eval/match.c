@@ -162,6 +162,24 @@ int match_openings(const Variant *v, int plies, Position *out, int max)
     return n;
 }
 
+int match_openings_for(const Variant *v, int pairs, Position *out, int max)
+{
+    enum { CAP = 4096 };
+    Position *all = malloc(CAP * sizeof *all);
+    if (!all)
+        return 0;
+    int n = 0;
+    for (int plies = 2; plies <= 8; plies++)
+        if ((n = match_openings(v, plies, all, CAP)) >= pairs || n == CAP)
+            break;
+    int want = pairs < n ? pairs : n;
+    want = want < max ? want : max;
+    for (int k = 0; k < want; k++)
+        out[k] = all[(int)((long)k * n / want)];
+    free(all);
+    return want;
+}
+
 static double elo_of(double p)
 {
     p = p < 0.001 ? 0.001 : p > 0.999 ? 0.999 : p;

@@ -54,6 +54,12 @@ int match_a_colour(const Position *openings, int nopen, int g);
  * order: the built-in openings. Returns the count. */
 int match_openings(const Variant *v, int plies, Position *out, int max);
 
+/* Built-in openings for a match of `pairs` game pairs: the positions of the fewest plies (2 to
+ * 8) that give at least `pairs` distinct ones, spread evenly over them when there are more, so
+ * that no pair repeats another (node- and depth-limited games are deterministic, and a
+ * repeated pair would count the same games twice). Returns the count (<= pairs and <= max). */
+int match_openings_for(const Variant *v, int pairs, Position *out, int max);
+
 /* The Elo difference for scores of paired games (pair_scores[k] in 0..1: the mean of the two
  * games of pair k) and its 95% interval. */
 void match_elo(const double *pair_scores, int n, double *elo, double *low, double *high);

@@ -224,7 +224,11 @@ int train_run(const Variant *v, const Weights *start, const TrainOptions *o, con
         snprintf(err, errlen, "out of memory for %d games a generation", o->games);
         return DAMAS_ERR_RANGE;
     }
+    /* Self-play starts from these plus random plies; the acceptance match from a spread of
+     * positions with as many as it has game pairs. */
     int nopen = match_openings(v, 2, openings, 4096);
+    Position *match_open = malloc((size_t)(o->match_games / 2 + 1) * sizeof *match_open);
+    int nmatch = match_open ? match_openings_for(v, o->match_games / 2, match_open, o->match_games / 2 + 1) : 0;
     *current = *start;
     int frozen[1] = {start->layout.offset[EVAL_MATERIAL]};   /* the man: the scale of every score */
     SearchLimits limits = {0, o->nodes, 0};
@@ -278,8 +282,8 @@ int train_run(const Variant *v, const Weights *start, const TrainOptions *o, con
         report(hooks, &r, "match", t0);
         Player players[2] = {{"new", candidate}, {"current", current}};
         MatchResult m;
-        if (match_run(v, players, openings, nopen, o->match_games, &limits, o->threads, seed, o->db, NULL, &m, NULL,
-                      NULL) != DAMAS_OK) {
+        if (nmatch == 0 || match_run(v, players, match_open, nmatch, o->match_games, &limits, o->threads, seed, o->db,
+                                     NULL, &m, NULL, NULL) != DAMAS_OK) {
             snprintf(err, errlen, "out of memory for the match");
             rc = DAMAS_ERR_RANGE;
             break;
@@ -294,7 +298,7 @@ int train_run(const Variant *v, const Weights *start, const TrainOptions *o, con
     }
     if (rc == DAMAS_OK)
         *out = *current;
-    free(openings), free(starts), free(games), free(train.s), free(held.s), free(scratch), free(current),
-        free(candidate);
+    free(openings), free(match_open), free(starts), free(games), free(train.s), free(held.s), free(scratch),
+        free(current), free(candidate);
     return rc;
 }
