@@ -18,6 +18,7 @@ printf '%-7s %16s %14s %10s\n' pieces "raw 2-bit bytes" "xz -9 bytes" "pos/byte"
 for f in "$raw"/raw-*.bin; do
   pieces=$(basename "$f" .bin | cut -d- -f2)
   size=$(stat -c %s "$f")
+  [ "$size" -gt 0 ] || continue
   xz_bytes=$(xz -9 -T0 -c "$f" | wc -c)
   # Four positions a byte (each slice padded to a whole byte: at most 3 positions off).
   printf '%-7s %16s %14s %10.1f\n' "$pieces" "$size" "$xz_bytes" "$(awk -v s="$size" -v x="$xz_bytes" 'BEGIN { print 4 * s / x }')"
