@@ -263,10 +263,14 @@ static bool hub_init(Hub *h, char *err, size_t errlen)
 {
     if (variant_lookup(h->variant, false, &h->v, err, errlen) != DAMAS_OK)
         return false;
-    if (!strcmp(h->weights, "default") || !h->weights[0])
-        weights_default(&h->v, &h->w);
-    else if (weights_load(h->weights, &h->v, &h->w, err, errlen) != DAMAS_OK)
+    if (!h->weights[0] || !strcmp(h->weights, "default") || !strcmp(h->weights, "builtin")) {
+        if (!cli_weights(h->weights[0] ? h->weights : NULL, &h->v, &h->w)) {
+            snprintf(err, errlen, "cannot load the weights");
+            return false;
+        }
+    } else if (weights_load(h->weights, &h->v, &h->w, err, errlen) != DAMAS_OK) {
         return false;
+    }
     probe_close(h->probe);
     h->probe = NULL;
     if (h->db[0] && !(h->probe = probe_open(h->db, &h->v, 256 << 20, err, errlen)))
