@@ -103,11 +103,9 @@ static void hub_say(Hub *h, const char *fmt, ...)
     va_end(ap);
 }
 
-/* The Hub text of move m of pos. */
-static void hub_move(const Hub *h, const Position *pos, const Move *m, char *buf, size_t len)
+/* The Hub text of move m. */
+static void hub_move(const Hub *h, const Move *m, char *buf, size_t len)
 {
-    (void)pos;
-    const Board *b = board_get(h->v.rules.board_size);
     char from[NOTATION_SQUARE_MAX], to[NOTATION_SQUARE_MAX];
     notation_square_write(&h->v, m->from, NOTATION_NUMERIC, from);
     notation_square_write(&h->v, m->to, NOTATION_NUMERIC, to);
@@ -117,7 +115,6 @@ static void hub_move(const Hub *h, const Position *pos, const Move *m, char *buf
         notation_square_write(&h->v, __builtin_ctzll(c), NOTATION_NUMERIC, sq);
         used += (size_t)snprintf(buf + used, len - used, "x%s", sq);
     }
-    (void)b;
 }
 
 /* The legal move of pos written `text` in Hub form; false if none. */
@@ -127,7 +124,7 @@ static bool hub_parse_move(const Hub *h, const Position *pos, const char *text, 
     movegen_moves(pos, &h->v, &list);
     for (int k = 0; k < list.count; k++) {
         char buf[NOTATION_MOVE_MAX * 2];
-        hub_move(h, pos, &list.moves[k], buf, sizeof buf);
+        hub_move(h, &list.moves[k], buf, sizeof buf);
         /* Captured squares may come in any order: compare from, to and the set. */
         if (!strcmp(buf, text)) {
             *out = list.moves[k];
@@ -210,14 +207,11 @@ static void hub_report(void *ctx, const SearchInfo *info)
 {
     Hub *h = ctx;
     char pv[4096] = "";
-    Position cur = h->pos;
     size_t used = 0;
     for (int k = 0; k < info->pv_length && used + 64 < sizeof pv; k++) {
         char m[NOTATION_MOVE_MAX * 2];
-        hub_move(h, &cur, &info->pv[k], m, sizeof m);
+        hub_move(h, &info->pv[k], m, sizeof m);
         used += (size_t)snprintf(pv + used, sizeof pv - used, "%s%s", k ? " " : "", m);
-        Undo u;
-        pos_make(&cur, &info->pv[k], &u);
     }
     double score = info->score > SEARCH_WIN_MIN    ? 100.0 - (SEARCH_WIN - info->score) / 100.0
                    : info->score < -SEARCH_WIN_MIN ? -100.0 + (SEARCH_WIN + info->score) / 100.0
@@ -238,12 +232,9 @@ static void *hub_think(void *arg)
         return NULL;
     }
     char move[NOTATION_MOVE_MAX * 2], ponder[NOTATION_MOVE_MAX * 2] = "";
-    hub_move(h, &h->pos, &info.pv[0], move, sizeof move);
+    hub_move(h, &info.pv[0], move, sizeof move);
     if (info.pv_length > 1) {
-        Position next = h->pos;
-        Undo u;
-        pos_make(&next, &info.pv[0], &u);
-        hub_move(h, &next, &info.pv[1], ponder, sizeof ponder);
+        hub_move(h, &info.pv[1], ponder, sizeof ponder);
         hub_say(h, "done move=%s ponder=%s", move, ponder);
     } else {
         hub_say(h, "done move=%s", move);

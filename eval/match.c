@@ -219,11 +219,9 @@ void match_write_pdn(FILE *out, const Variant *v, const Game *g, const char *eve
     for (int k = 0; k < g->nmoves; k++) {
         char text[NOTATION_MOVE_MAX + 16], move[NOTATION_MOVE_MAX];
         notation_move_write(v, &pos, &g->moves[k], NOTATION_NATIVE, move);
-        int number = k / 2 + 1;
-        if (pos.side == g->start.side && (k % 2 == 0))
-            snprintf(text, sizeof text, "%d. %s", number, move);
-        else if (k == 0)
-            snprintf(text, sizeof text, "%d... %s", number, move);
+        /* Moves are numbered in pairs from the game's first move, whoever makes it. */
+        if (k % 2 == 0)
+            snprintf(text, sizeof text, "%d. %s", k / 2 + 1, move);
         else
             snprintf(text, sizeof text, "%s", move);
         int len = (int)strlen(text);
