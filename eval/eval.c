@@ -155,12 +155,17 @@ static void side_features(const Variant *v, const Geometry *g, const EvalLayout 
         add(f, l->offset[EVAL_KING_SQUARE] + b->bit_square[__builtin_ctzll(k)], sign);
     add(f, l->offset[EVAL_STRUCTURE], sign * tempo);
     add(f, l->offset[EVAL_STRUCTURE] + 1, sign * __builtin_abs(pos_count(men & g->left) - pos_count(men & ~g->left)));
+#ifdef __BMI2__
+    int config = (int)__builtin_ia32_pext_di(men, b->row[b->size - 1]);
+#else
     int config = 0, k = 0;
     for (Bitboard r = b->row[b->size - 1]; r; r &= r - 1, k++)
         if (men & (r & -r))
             config |= 1 << k;
+#endif
     add(f, l->offset[EVAL_BACK_RANK] + config, sign);
-    add(f, l->offset[EVAL_KING_MOBILITY], sign * king_moves(b, kings, b->all & ~occupied, v->rules.flying_kings));
+    if (kings)
+        add(f, l->offset[EVAL_KING_MOBILITY], sign * king_moves(b, kings, b->all & ~occupied, v->rules.flying_kings));
     for (int d = 0; d < g->ndiamonds; d++) {
         /* The empty diamond's weight would only shift every score. */
         if (!(g->diamond_mask[d] & occupied))
