@@ -137,8 +137,10 @@ static int king_moves(const Board *b, Bitboard kings, Bitboard empty, bool flyin
 /* The features of the side whose men are `men` and kings `kings` (moving up), against `opp`,
  * added with sign `sign`. */
 static void side_features(const Variant *v, const Geometry *g, const EvalLayout *l, Bitboard men, Bitboard kings,
-                          Bitboard opp, int sign, Sink *f)
+                          Bitboard opp, int sign, Sink *sink)
 {
+    /* A local copy, so that the sums stay in registers. */
+    Sink local = *sink, *f = &local;
     const Board *b = g->b;
     Bitboard own = men | kings, occupied = own | opp;
     add(f, l->offset[EVAL_MATERIAL], sign * pos_count(men));
@@ -174,6 +176,7 @@ static void side_features(const Variant *v, const Geometry *g, const EvalLayout 
                     2 * base3[diamond_bits(g->diamond[d], g->diamond_mask[d], opp)];
         add(f, l->offset[EVAL_PATTERNS] + g->diamond_row[d] * PATTERN_STATES + index, sign);
     }
+    *sink = local;
 }
 
 /* Both sides' features from their own view (White as stored, Black rotated) into sink; the
