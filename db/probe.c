@@ -380,6 +380,21 @@ static int stored_value(DbProbe *p, ProbeSlice *s, const Position *norm, bool dt
     return DAMAS_OK;
 }
 
+static int probe_any(DbProbe *p, const Position *pos, bool dtw, DbValue *out, char *err, size_t errlen);
+
+typedef struct {
+    DbProbe *p;
+    bool dtw;
+    char *err;
+    size_t errlen;
+} ProbeCall;
+
+static int probe_successor(void *ctx, const Position *after, DbValue *out)
+{
+    ProbeCall *c = ctx;
+    return probe_any(c->p, after, c->dtw, out, c->err, c->errlen);
+}
+
 static int probe_any(DbProbe *p, const Position *pos, bool dtw, DbValue *out, char *err, size_t errlen)
 {
     Position norm;
@@ -393,25 +408,8 @@ static int probe_any(DbProbe *p, const Position *pos, bool dtw, DbValue *out, ch
         return DAMAS_OK;
     }
     if (db_dont_care(&p->v, &norm)) {
-        MoveList list;
-        movegen_moves(&norm, &p->v, &list);
-        DbValue best = {DB_LOSS, 0};
-        for (int k = 0; k < list.count; k++) {
-            Position after = norm;
-            Undo u;
-            pos_make(&after, &list.moves[k], &u);
-            DbValue next;
-            int rc = probe_any(p, &after, dtw, &next, err, errlen);
-            if (rc != DAMAS_OK)
-                return rc;
-            DbValue v = db_value_after(next);
-            if (k == 0 || db_value_score(v) > db_value_score(best))
-                best = v;
-            if (!dtw && best.wdl == DB_WIN)
-                break;
-        }
-        *out = best;
-        return DAMAS_OK;
+        ProbeCall call = {p, dtw, err, errlen};
+        return db_best_move_value(&p->v, &norm, probe_successor, &call, !dtw, out);
     }
     int rc;
     ProbeSlice *s = slice_of(p, m, &rc, err, errlen);

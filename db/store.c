@@ -141,26 +141,42 @@ bool db_dont_care(const Variant *v, const Position *pos)
     return !v->rules.optional_capture && movegen_has_capture(pos, v);
 }
 
-/* The value of pos, which has a capture to make, from its captures' successors in s. */
-static int value_by_captures(const DbSet *s, const Position *pos, DbValue *out)
+int db_best_move_value(const Variant *v, const Position *pos, DbSuccessorValue value, void *ctx, bool first_win,
+                       DbValue *out)
 {
     MoveList list;
-    movegen_moves(pos, &s->variant, &list);
+    movegen_moves(pos, v, &list);
     DbValue best = {DB_LOSS, 0};
     for (int k = 0; k < list.count; k++) {
         Position after = *pos;
         Undo u;
         pos_make(&after, &list.moves[k], &u);
-        uint16_t d;
-        int w = dbset_value(s, &after, &d);
-        if (w < 0)
-            return -1;
-        DbValue v = db_value_after((DbValue){w, d});
-        if (k == 0 || db_value_score(v) > db_value_score(best))
-            best = v;
+        DbValue next;
+        int rc = value(ctx, &after, &next);
+        if (rc != DAMAS_OK)
+            return rc;
+        DbValue mine = db_value_after(next);
+        if (k == 0 || db_value_score(mine) > db_value_score(best))
+            best = mine;
+        if (first_win && best.wdl == DB_WIN)
+            break;
     }
     *out = best;
-    return 0;
+    return DAMAS_OK;
+}
+
+static int dbset_successor(void *ctx, const Position *after, DbValue *out)
+{
+    uint16_t d = 0;
+    int w = dbset_value(ctx, after, &d);
+    *out = (DbValue){w, d};
+    return w < 0 ? DAMAS_ERR_RANGE : DAMAS_OK;
+}
+
+/* The value of pos, which has a capture to make, from its captures' successors in s. */
+static int value_by_captures(const DbSet *s, const Position *pos, DbValue *out)
+{
+    return db_best_move_value(&s->variant, pos, dbset_successor, (void *)s, false, out) == DAMAS_OK ? 0 : -1;
 }
 
 /* ---- names and the manifest ---- */

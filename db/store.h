@@ -31,6 +31,15 @@ DbValue db_value_after(DbValue next);
 /* Orders values for the side to move: higher is better (a shorter win, a longer loss). */
 int db_value_score(DbValue v);
 
+/* The value of a successor position for its side to move; DAMAS_OK or an error. */
+typedef int (*DbSuccessorValue)(void *ctx, const Position *after, DbValue *out);
+
+/* The best value for pos's side to move over its legal moves, each successor valued by
+ * value(ctx, ...) (an error is passed on); with first_win, the first winning move ends the
+ * search (its distance may then not be the shortest). No move: a loss in 0. */
+int db_best_move_value(const Variant *v, const Position *pos, DbSuccessorValue value, void *ctx, bool first_win,
+                       DbValue *out);
+
 /* Whether pos's stored value does not matter: its side to move must capture (captures are
  * mandatory and it has one), so the value follows from the captures. */
 bool db_dont_care(const Variant *v, const Position *pos);
