@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "../core/error.h"
+#include "../core/memory.h"
 #include "../core/movegen.h"
 #include "../core/position.h"
 #include "chunk.h"
@@ -81,6 +82,16 @@ void dbset_free(DbSet *s)
     for (size_t k = 0; (t = dbset_next(s, &k));)
         table_free(t);
     memset(s->t, 0, sizeof s->t);
+}
+
+void dbset_drop(DbSet *s, Material m)
+{
+    Material ms[2] = {m, material_swap(m)};
+    for (int k = 0; k < 2; k++) {
+        DbTable **slot = &s->t[ms[k].um][ms[k].uk][ms[k].tm][ms[k].tk];
+        table_free(*slot);
+        *slot = NULL;
+    }
 }
 
 DbTable *dbset_next(const DbSet *s, size_t *k)
@@ -436,19 +447,24 @@ static int pack_values(const DbTable *t, const uint8_t *dc, Packed *p)
     return 0;
 }
 
+typedef struct {
+    const Variant *v;
+    uint8_t *dc;
+} DontCares;
+
+static void dont_care_visit(void *ctx, uint64_t i, const Position *pos)
+{
+    DontCares *d = ctx;
+    d->dc[i] = db_dont_care(d->v, pos);
+}
+
 /* The don't-care flags of t's positions: those whose side to move must capture. */
 static uint8_t *dont_care_of(const Variant *v, const DbTable *t)
 {
-    uint8_t *dc = malloc(t->slice.size);
-    if (!dc)
-        return NULL;
-#pragma omp parallel for schedule(dynamic, 4096)
-    for (uint64_t i = 0; i < t->slice.size; i++) {
-        Position pos;
-        slice_unrank(&t->slice, i, &pos);
-        dc[i] = db_dont_care(v, &pos);
-    }
-    return dc;
+    DontCares d = {v, malloc(t->slice.size)};
+    if (d.dc)
+        slice_each(&t->slice, 0, dont_care_visit, &d);
+    return d.dc;
 }
 
 static int write_slice(hid_t file, const Variant *v, DbTable *t)
@@ -571,14 +587,35 @@ static int check_slice(hid_t g, const char *path, const char *name, const Varian
     return DAMAS_OK;
 }
 
+typedef struct {
+    const DbSet *s;
+    DbTable *t;
+    bool missing;       /* a capture leads to a unit not in s */
+} Restore;
+
+/* Gives a don't-care position its true value, from its captures. */
+static void restore_visit(void *ctx, uint64_t i, const Position *pos)
+{
+    Restore *r = ctx;
+    DbValue v;
+    if (!db_dont_care(&r->s->variant, pos))
+        return;
+    if (value_by_captures(r->s, pos, &v) < 0) {
+        __atomic_store_n(&r->missing, true, __ATOMIC_RELAXED);
+        return;
+    }
+    r->t->wdl[i] = (uint8_t)v.wdl;
+    r->t->dtw[i] = (uint16_t)v.dtw;
+}
+
 /* Unpacks st into new arrays of t and gives the don't-care positions their true values from
  * their captures. Returns 0; -1 out of memory; -2 if a capture leads to a unit not in s; or
  * (chunk + 1) << 1 | (1 for the distances) for a damaged chunk. */
 static int stored_unpack(const StoredSlice *st, const DbSet *s, DbTable *t)
 {
     uint64_t n = t->slice.size;
-    t->wdl = malloc(n);
-    t->dtw = malloc(n * sizeof *t->dtw);
+    t->wdl = mem_huge(n);
+    t->dtw = mem_huge(n * sizeof *t->dtw);
     uint8_t *wdl2 = st->constant_wdl < 0 ? malloc((n + 3) / 4) : NULL;
     void *half = st->constant_dtw < 0 ? malloc(n * (size_t)st->dtw.size) : NULL;
     int rc = 0;
@@ -596,22 +633,9 @@ static int stored_unpack(const StoredSlice *st, const DbSet *s, DbTable *t)
             t->wdl[i] = (uint8_t)w;
             t->dtw[i] = (uint16_t)(w == DB_WIN ? 2 * h + 1 : w == DB_LOSS ? 2 * h : 0);
         }
-        bool missing = false;
-#pragma omp parallel for schedule(dynamic, 4096) reduction(|| : missing)
-        for (uint64_t i = 0; i < n; i++) {
-            Position pos;
-            slice_unrank(&t->slice, i, &pos);
-            DbValue v;
-            if (!db_dont_care(&s->variant, &pos))
-                continue;
-            if (value_by_captures(s, &pos, &v) < 0) {
-                missing = true;
-                continue;
-            }
-            t->wdl[i] = (uint8_t)v.wdl;
-            t->dtw[i] = (uint16_t)v.dtw;
-        }
-        if (missing)
+        Restore r = {s, t, false};
+        slice_each(&t->slice, 0, restore_visit, &r);
+        if (r.missing)
             rc = -2;
     }
     free(wdl2);

@@ -70,6 +70,9 @@ void dbset_init(DbSet *s, const Variant *v);
 void dbset_free(DbSet *s);
 DbTable *dbset_get(const DbSet *s, Material m);
 
+/* Frees the tables of the unit of m (m and its swap) held in s, if any. */
+void dbset_drop(DbSet *s, Material m);
+
 /* The next table of s from slot *k on (in a fixed order), advancing *k past it; NULL after
  * the last. Start with *k = 0. */
 DbTable *dbset_next(const DbSet *s, size_t *k);

@@ -61,41 +61,94 @@ uint64_t gen_unit_size(Material m, int board)
     return a.size + (material_equal(m, material_swap(m)) ? 0 : b.size);
 }
 
+/* Bytes a table kept for lookups takes (value and distance), and the working state of the
+ * unit being solved (value, distance, counter, don't-care flag and queue entry), a position. */
+enum { KEPT_BYTES = 3, SOLVING_BYTES = 13 };
+
+void gen_plan(const Material *units, int n, const bool *on_disk, int board, GenPlan *plan)
+{
+    for (int d = 0; d < n; d++) {
+        plan->load[d] = false;
+        plan->free_after[d] = on_disk[d] ? -1 : d;
+    }
+    /* A unit to solve needs its dependencies; a dependency loaded from disk needs the units
+     * its captures lead to, to restore its don't-care values. Needs point to earlier units. */
+    for (int u = n - 1; u >= 0; u--) {
+        if (on_disk[u] && !plan->load[u])
+            continue;
+        for (int d = 0; d < u; d++)
+            if (gen_unit_needs(units[u], units[d])) {
+                plan->load[d] |= on_disk[d];
+                if (plan->free_after[d] < u)
+                    plan->free_after[d] = u;
+            }
+    }
+    plan->peak_bytes = 0;
+    uint64_t kept = 0;
+    for (int u = 0; u < n; u++) {
+        uint64_t size = gen_unit_size(units[u], board);
+        if (plan->free_after[u] >= 0) {
+            /* Loading unpacks beside the table, about as much again as solving's state. */
+            uint64_t working = (on_disk[u] ? KEPT_BYTES : SOLVING_BYTES) * size;
+            if (kept + working + KEPT_BYTES * size > plan->peak_bytes)
+                plan->peak_bytes = kept + working + KEPT_BYTES * size;
+            kept += KEPT_BYTES * size;
+        }
+        for (int d = 0; d <= u; d++)
+            if (plan->free_after[d] == u)
+                kept -= KEPT_BYTES * gen_unit_size(units[d], board);
+    }
+}
+
+/* Refuses a build needing `need` bytes more than this machine has. */
+static int memory_fits(const Variant *v, int pieces, uint64_t need, int ranks, char *err, size_t errlen)
+{
+    uint64_t have = (uint64_t)sysconf(_SC_PHYS_PAGES) * (uint64_t)sysconf(_SC_PAGE_SIZE);
+    if (need > have) {
+        snprintf(err, errlen,
+                 "%s up to %d pieces needs about %.1f GiB of memory with this generator%s; this machine has "
+                 "%.1f GiB",
+                 v->name, pieces, (double)need / (1 << 30),
+                 ranks > 1 ? " (in each process: every table it has used)" : "", (double)have / (1 << 30));
+        return DAMAS_ERR_RANGE;
+    }
+    return DAMAS_OK;
+}
+
 int gen_check_memory(const Variant *v, int pieces, int ranks, char *err, size_t errlen)
 {
     Material units[DB_MAX_MATERIALS];
     int n = gen_units(pieces, v->rules.board_size, units);
-    /* Every table kept (3 bytes a position) and the working state of the largest unit (value,
-     * distance, counter, don't-care flag and queue entry: 13 bytes a position), per process. */
+    if (ranks == 1) {
+        /* One process, from scratch: what gen_run keeps. */
+        static const bool none[DB_MAX_MATERIALS];
+        GenPlan plan;
+        gen_plan(units, n, none, v->rules.board_size, &plan);
+        return memory_fits(v, pieces, plan.peak_bytes, 1, err, errlen);
+    }
+    /* A rank keeps every unit it has needed: in the worst case, all. */
     uint64_t largest = 0, positions = 0;
     for (int u = 0; u < n; u++) {
         uint64_t size = gen_unit_size(units[u], v->rules.board_size);
         positions += size;
         largest = size > largest ? size : largest;
     }
-    uint64_t need = (3 * positions + 13 * largest) * (uint64_t)ranks;
-    uint64_t have = (uint64_t)sysconf(_SC_PHYS_PAGES) * (uint64_t)sysconf(_SC_PAGE_SIZE);
-    if (need > have) {
-        snprintf(err, errlen,
-                 "%s up to %d pieces needs about %.1f GiB of memory with this generator (it keeps every "
-                 "table in memory%s); this machine has %.1f GiB",
-                 v->name, pieces, (double)need / (1 << 30), ranks > 1 ? ", in each process" : "",
-                 (double)have / (1 << 30));
-        return DAMAS_ERR_RANGE;
-    }
-    return DAMAS_OK;
+    return memory_fits(v, pieces, (KEPT_BYTES * positions + SOLVING_BYTES * largest) * (uint64_t)ranks, ranks, err,
+                       errlen);
 }
 
-int gen_unit(DbSet *set, Material m, const char *dir, int threads, bool *skipped, char *err, size_t errlen)
+int gen_unit(DbSet *set, Material m, const char *dir, int threads, GenUnitTimes *times, char *err, size_t errlen)
 {
-    *skipped = store_unit_exists(dir, m);
-    if (*skipped)
+    *times = (GenUnitTimes){.skipped = store_unit_exists(dir, m)};
+    if (times->skipped)
         return store_load_unit(dir, m, true, set, err, errlen);
     DbTable *out[2];
     int nout = 0;
-    int rc = unit_solve(set, m, threads, out, &nout, err, errlen);
+    int rc = unit_solve(set, m, threads, out, &nout, &times->solve, err, errlen);
+    double t0 = gen_now();
     if (rc == DAMAS_OK)
         rc = store_write_unit(dir, &set->variant, out, nout, err, errlen);
+    times->write = gen_now() - t0;
     for (int i = 0; i < nout; i++) {
         Material t = out[i]->slice.m;
         free(out[i]->dont_care);
@@ -120,35 +173,47 @@ int gen_run(const Variant *v, int pieces, const char *dir, int threads, const Ge
 {
     Material units[DB_MAX_MATERIALS];
     int n = gen_units(pieces, v->rules.board_size, units);
-    int rc = gen_check_memory(v, pieces, 1, err, errlen);
-    if (rc == DAMAS_OK)
-        rc = store_manifest(dir, v, true, err, errlen);
+    int rc = store_manifest(dir, v, true, err, errlen);
     if (rc != DAMAS_OK)
         return rc;
+    GenPlan *plan = malloc(sizeof *plan);
     DbSet *set = malloc(sizeof *set);
-    if (!set) {
+    if (!plan || !set) {
+        free(plan);
+        free(set);
         snprintf(err, errlen, "out of memory");
         return DAMAS_ERR_RANGE;
     }
-    dbset_init(set, v);
+    bool on_disk[DB_MAX_MATERIALS];
     uint64_t total = 0, done = 0;
-    for (int u = 0; u < n; u++)
+    for (int u = 0; u < n; u++) {
+        on_disk[u] = store_unit_exists(dir, units[u]);
         total += gen_unit_size(units[u], v->rules.board_size);
+    }
+    gen_plan(units, n, on_disk, v->rules.board_size, plan);
+    rc = memory_fits(v, pieces, plan->peak_bytes, 1, err, errlen);
+    dbset_init(set, v);
     for (int u = 0; u < n && rc == DAMAS_OK; u++) {
         char name[DB_NAME_MAX];
         store_unit_name(units[u], name);
         double t0 = gen_now();
-        bool skipped;
-        rc = gen_unit(set, units[u], dir, threads, &skipped, err, errlen);
+        GenUnitTimes times = {.skipped = true};
+        /* A unit on disk that nothing left to solve needs is not read at all. */
+        if (!on_disk[u] || plan->load[u])
+            rc = gen_unit(set, units[u], dir, threads, &times, err, errlen);
+        for (int d = 0; d <= u; d++)
+            if (plan->free_after[d] == u)
+                dbset_drop(set, units[d]);
         uint64_t positions = gen_unit_size(units[u], v->rules.board_size);
         done += positions;
         if (rc == DAMAS_OK && progress && progress->unit_done) {
-            GenUnitReport r = {u + 1, n, name, positions, gen_now() - t0, skipped, done, total};
+            GenUnitReport r = {u + 1, n, name, positions, gen_now() - t0, times.skipped, done, total, &times};
             progress->unit_done(progress->ctx, &r);
         }
     }
     dbset_free(set);
     free(set);
+    free(plan);
     return rc;
 }
 
@@ -169,17 +234,16 @@ int gen_load_all(const char *dir, DbSet *s, bool data, int *slices, char *err, s
 }
 
 /* Checks one position; on an inconsistency writes why to `why` and returns false. */
-static bool verify_position(const DbSet *s, const DbTable *t, uint64_t i, char *why, size_t len)
+static bool verify_position(const DbSet *s, const DbTable *t, uint64_t i, const Position *pos, char *why,
+                            size_t len)
 {
     const Variant *v = &s->variant;
-    Position pos;
-    slice_unrank(&t->slice, i, &pos);
     MoveList list;
-    movegen_moves(&pos, v, &list);
+    movegen_moves(pos, v, &list);
     int min_loss = -1, max_win = -1;
     bool any_draw = false, all_won = true;
     for (int k = 0; k < list.count; k++) {
-        Position after = pos;
+        Position after = *pos;
         Undo u;
         pos_make(&after, &list.moves[k], &u);
         uint16_t d;
@@ -231,6 +295,27 @@ static bool verify_position(const DbSet *s, const DbTable *t, uint64_t i, char *
     }
 }
 
+typedef struct {
+    const DbSet *s;
+    const DbTable *t;
+    uint64_t first_bad;     /* the first inconsistent index, UINT64_MAX if none */
+    char why[256];          /* what is wrong with it */
+} VerifySlice;
+
+static void verify_visit(void *ctx, uint64_t i, const Position *pos)
+{
+    VerifySlice *vs = ctx;
+    char why[256];
+    if (i < __atomic_load_n(&vs->first_bad, __ATOMIC_RELAXED) &&
+        !verify_position(vs->s, vs->t, i, pos, why, sizeof why)) {
+#pragma omp critical(verify_failure)
+        if (i < vs->first_bad) {
+            __atomic_store_n(&vs->first_bad, i, __ATOMIC_RELAXED);
+            memcpy(vs->why, why, sizeof why);
+        }
+    }
+}
+
 int verify_set(const DbSet *s, int threads, VerifyReport *r)
 {
     r->positions = 0;
@@ -239,29 +324,18 @@ int verify_set(const DbSet *s, int threads, VerifyReport *r)
     r->failure[0] = '\0';
     const DbTable *t;
     for (size_t k = 0; r->ok && (t = dbset_next(s, &k));) {
-        uint64_t first_bad = UINT64_MAX;
-        char why[256] = "";
-#pragma omp parallel for num_threads(threads) schedule(dynamic, 4096)
-        for (uint64_t i = 0; i < t->slice.size; i++) {
-            char local[256];
-            if (i < __atomic_load_n(&first_bad, __ATOMIC_RELAXED) && !verify_position(s, t, i, local, sizeof local)) {
-#pragma omp critical(verify_failure)
-                if (i < first_bad) {
-                    first_bad = i;
-                    memcpy(why, local, sizeof why);
-                }
-            }
-        }
+        VerifySlice vs = {s, t, UINT64_MAX, ""};
+        slice_each(&t->slice, threads, verify_visit, &vs);
         r->slices++;
         r->positions += t->slice.size;
-        if (first_bad != UINT64_MAX) {
+        if (vs.first_bad != UINT64_MAX) {
             char name[DB_NAME_MAX], fen[NOTATION_FEN_MAX];
             Position pos;
-            slice_unrank(&t->slice, first_bad, &pos);
+            slice_unrank(&t->slice, vs.first_bad, &pos);
             notation_fen_write(&s->variant, &pos, NOTATION_NATIVE, fen);
             material_name(t->slice.m, name);
             snprintf(r->failure, sizeof r->failure, "slice %s, index %llu, %.200s: %.200s", name,
-                     (unsigned long long)first_bad, fen, why);
+                     (unsigned long long)vs.first_bad, fen, vs.why);
             r->ok = false;
         }
     }

@@ -4,6 +4,14 @@
 #define DAMAS_GEN_GEN_H
 
 #include "../db/store.h"
+#include "solve.h"
+
+/* How gen_unit went: the unit was on disk (then only read), or solved and written. */
+typedef struct {
+    bool skipped;
+    SolveTimes solve;
+    double write;        /* seconds packing, compressing and writing it */
+} GenUnitTimes;
 
 typedef struct {
     int done, total;                 /* units */
@@ -12,6 +20,7 @@ typedef struct {
     double seconds;                  /* spent on it */
     bool skipped;                    /* it was complete on disk */
     uint64_t positions_done, positions_total;
+    const GenUnitTimes *times;       /* where the time went; NULL if not known */
 } GenUnitReport;
 
 typedef struct {
@@ -20,7 +29,8 @@ typedef struct {
 } GenProgress;
 
 /* Builds every slice of v with at most `pieces` pieces into dir (created if missing). A unit
- * complete on disk is loaded, not redone; each new unit is written atomically. Returns
+ * complete on disk is not redone (only read if a unit to solve needs it); each new unit is
+ * written atomically; a table is kept in memory only while a unit left needs it. Returns
  * DAMAS_OK or an error with a message (another variant's database in dir, a damaged unit
  * file, a full disk, memory). */
 int gen_run(const Variant *v, int pieces, const char *dir, int threads, const GenProgress *progress, char *err,
@@ -38,13 +48,25 @@ bool gen_unit_needs(Material a, Material b);
 /* Positions in the unit of m (both slices). */
 uint64_t gen_unit_size(Material m, int board_size);
 
+/* What gen_run holds in memory: which units on disk it loads (those a unit to solve needs,
+ * and the units their captures lead to), after which unit it drops each unit it holds (-1:
+ * never held), and the most bytes it holds at once. */
+typedef struct {
+    bool load[DB_MAX_MATERIALS];
+    int free_after[DB_MAX_MATERIALS];
+    uint64_t peak_bytes;
+} GenPlan;
+
+/* The plan for building the n units (gen_units order) of which those marked on_disk exist. */
+void gen_plan(const Material *units, int n, const bool *on_disk, int board, GenPlan *plan);
+
 /* Refuses (DAMAS_ERR_RANGE, with the figures) a build that would not fit in this machine's
  * memory with `ranks` generator processes on it. */
 int gen_check_memory(const Variant *v, int pieces, int ranks, char *err, size_t errlen);
 
-/* One unit: loaded into set if complete in dir (*skipped), else solved from the units it needs
+/* One unit: loaded into set if complete in dir (times->skipped), else solved from the units it needs
  * (which must be in set) and written atomically to dir; either way its tables join set. */
-int gen_unit(DbSet *set, Material m, const char *dir, int threads, bool *skipped, char *err, size_t errlen);
+int gen_unit(DbSet *set, Material m, const char *dir, int threads, GenUnitTimes *times, char *err, size_t errlen);
 
 /* Seconds on a monotonic clock. */
 double gen_now(void);

@@ -16,7 +16,7 @@ static void solve_units(DbSet *s, const Material *units, int n, int threads)
         DbTable *out[2];
         int nout;
         char err[256];
-        cr_assert_eq(unit_solve(s, units[u], threads, out, &nout, err, sizeof err), DAMAS_OK, "%s", err);
+        cr_assert_eq(unit_solve(s, units[u], threads, out, &nout, NULL, err, sizeof err), DAMAS_OK, "%s", err);
         for (int i = 0; i < nout; i++) {
             Material m = out[i]->slice.m;
             s->t[m.um][m.uk][m.tm][m.tk] = out[i];
@@ -206,7 +206,7 @@ static void assert_needs_suffice(const char *variant, bool optional, int pieces)
         DbTable *out[2];
         int nout;
         char err[256];
-        cr_assert_eq(unit_solve(some, units[u], 1, out, &nout, err, sizeof err), DAMAS_OK, "%s unit %d: %s",
+        cr_assert_eq(unit_solve(some, units[u], 1, out, &nout, NULL, err, sizeof err), DAMAS_OK, "%s unit %d: %s",
                      variant, u, err);
         for (int i = 0; i < nout; i++) {
             cr_assert_eq(out[i]->checksum, dbset_get(all, out[i]->slice.m)->checksum, "%s unit %d", variant, u);
@@ -223,4 +223,59 @@ Test(gen, units_needed_by_a_unit_are_enough_to_solve_it)
     assert_needs_suffice("russian", false, 4);
     assert_needs_suffice("american", false, 4);
     assert_needs_suffice("italian", true, 4);
+}
+
+/* Replays a plan: every unit solved finds the units it needs held, every unit loaded finds
+ * the units its captures lead to held, and nothing is held after the last unit. */
+static void assert_plan_holds_what_is_needed(int pieces, const bool *on_disk)
+{
+    Material units[DB_MAX_MATERIALS];
+    int n = gen_units(pieces, 8, units);
+    GenPlan plan;
+    gen_plan(units, n, on_disk, 8, &plan);
+    bool held[DB_MAX_MATERIALS] = {false};
+    for (int u = 0; u < n; u++) {
+        bool reads = !on_disk[u] || plan.load[u];
+        if (reads)
+            for (int d = 0; d < u; d++)
+                if (gen_unit_needs(units[u], units[d]))
+                    cr_assert(held[d], "unit %d %s without unit %d", u, on_disk[u] ? "loaded" : "solved", d);
+        held[u] = reads;
+        for (int d = 0; d <= u; d++)
+            if (plan.free_after[d] == u) {
+                cr_assert(held[d]);
+                held[d] = false;
+            }
+    }
+    for (int u = 0; u < n; u++)
+        cr_assert(!held[u], "unit %d is never dropped", u);
+}
+
+Test(gen, generator_holds_only_the_units_still_needed)
+{
+    bool on_disk[DB_MAX_MATERIALS] = {false};
+    Material units[DB_MAX_MATERIALS];
+    int n = gen_units(6, 8, units);
+    assert_plan_holds_what_is_needed(6, on_disk);
+    /* Resuming with every unit on disk but one: only that unit's needs (and theirs) are read. */
+    for (int u = 0; u < n; u++)
+        on_disk[u] = true;
+    on_disk[n / 2] = false;
+    assert_plan_holds_what_is_needed(6, on_disk);
+    GenPlan plan;
+    gen_plan(units, n, on_disk, 8, &plan);
+    for (int u = n / 2; u < n; u++)
+        cr_assert(!plan.load[u], "unit %d after the missing one is read", u);
+    int loaded = 0;
+    for (int u = 0; u < n / 2; u++)
+        loaded += plan.load[u];
+    cr_assert(loaded > 0 && loaded < n / 2, "%d of %d earlier units read", loaded, n / 2);
+    /* From scratch, less than all tables at once: units are dropped once no later unit needs them. */
+    uint64_t all = 0;
+    for (int u = 0; u < n; u++)
+        all += 3 * gen_unit_size(units[u], 8);
+    for (int u = 0; u < n; u++)
+        on_disk[u] = false;
+    gen_plan(units, n, on_disk, 8, &plan);
+    cr_assert_lt(plan.peak_bytes, all);
 }
