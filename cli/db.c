@@ -48,10 +48,17 @@ static void gen_unit_done(void *ctx, const GenUnitReport *r)
     /* Time left from the solving rate so far: units grow, so counting units misleads. */
     double rate = log->solving > 0 ? (double)log->solved / log->solving : 0;
     double left = rate > 0 ? (double)(r->positions_total - r->positions_done) / rate : 0;
-    fprintf(stderr, "%s[%3d/%3d] %-12s %12llu positions %8.2f s %7.2f M pos/s  %s  elapsed %.0f s, left ~%.0f s%s",
+    char how[96] = "on disk";
+    const GenUnitTimes *t = r->times;
+    if (!r->skipped && t)
+        snprintf(how, sizeof how, "solved (init %.1f s, %d levels %.1f s, write %.1f s)", t->solve.init,
+                 t->solve.levels, t->solve.propagate, t->write);
+    else if (!r->skipped)
+        snprintf(how, sizeof how, "solved");
+    fprintf(stderr, "%s[%3d/%3d] %-12s %12llu positions %8.2f s %7.2f M pos/s  elapsed %.0f s, left ~%.0f s  %-*s%s",
             log->tty ? "\r" : "", r->done, r->total, r->name, (unsigned long long)r->positions, r->seconds,
-            r->seconds > 0 ? (double)r->positions / r->seconds / 1e6 : 0, r->skipped ? "on disk" : "solved ",
-            elapsed, left, log->tty && r->done < r->total ? "  " : "\n");
+            r->seconds > 0.001 ? (double)r->positions / r->seconds / 1e6 : 0, elapsed, left, log->tty ? 52 : 0, how,
+            log->tty && r->done < r->total ? "  " : "\n");
     fflush(stderr);
 }
 

@@ -2,9 +2,9 @@
 
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <time.h>
 
+#include "memory.h"
 #include "variant.h"
 
 enum { BOUND_UPPER = 1, BOUND_LOWER = 2, BOUND_EXACT = 3 };
@@ -54,16 +54,12 @@ Search *search_new(const Variant *v, const Weights *w, DbProbe *db, size_t tt_mb
     uint64_t entries = 1;
     while (entries * 2 * sizeof(TTEntry) <= (tt_mb ? tt_mb : 1) << 20)
         entries *= 2;
-    /* 2 MiB aligned and advised as huge pages: a random probe then rarely misses the TLB. */
-    void *tt = NULL;
-    if (posix_memalign(&tt, 1 << 21, entries * sizeof *s->tt) != 0) {
+    /* Huge pages: a random probe then rarely misses the TLB. */
+    s->tt = mem_huge(entries * sizeof *s->tt);
+    if (!s->tt) {
         free(s);
         return NULL;
     }
-    s->tt = tt;
-#ifdef MADV_HUGEPAGE
-    madvise(tt, entries * sizeof *s->tt, MADV_HUGEPAGE);
-#endif
     /* Touch the table now: its pages would otherwise fault in one by one during the search. */
     memset(s->tt, 0, entries * sizeof *s->tt);
     s->tt_mask = entries - 1;

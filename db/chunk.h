@@ -12,7 +12,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-enum { CHUNK_BYTES = 1 << 16, CHUNK_LZ4HC_LEVEL = 9 };
+enum { CHUNK_BYTES = 1 << 16, CHUNK_LZ4HC_LEVEL = 6 };
 
 /* Elements per chunk of a dataset of `elements` values of `size` bytes: CHUNK_BYTES' worth,
  * or all of them when fewer (a chunk may not exceed a fixed-size dataset). */

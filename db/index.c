@@ -1,6 +1,8 @@
 #include "index.h"
 
+#include <omp.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "../core/board.h"
 #include "../core/position.h"
@@ -80,6 +82,7 @@ bool slice_init(Slice *s, Material m, int board_size)
     s->free = s->N - m.um - m.tm;
     s->kings_uk = C(s->free, m.uk);
     s->kings_tk = C(s->free - m.uk, m.tk);
+    memset(s->block_of, -1, sizeof s->block_of);
     /* Zones, in square numbers 0..N-1: row 0 = [0, W), middle = [W, N-W), last row = [N-W, N). */
     for (int a = 0; a <= m.tm && a <= s->W; a++)
         for (int c = 0; c <= m.um && c <= s->W; c++) {
@@ -87,6 +90,7 @@ bool slice_init(Slice *s, Material m, int board_size)
             uint64_t n = C(s->W, a) * C(s->W, c) * C(s->B, bu) * C(s->B - bu, bt) * s->kings_uk * s->kings_tk;
             if (n == 0)
                 continue;
+            s->block_of[a][c] = (int8_t)s->nblocks;
             SliceBlock *blk = &s->blocks[s->nblocks++];
             *blk = (SliceBlock){.a = a, .c = c, .start = s->size};
             uint64_t radix[SLICE_DIGITS] = {s->kings_tk, s->kings_uk, C(s->B - bu, bt), C(s->B, bu), C(s->W, c)};
@@ -99,12 +103,12 @@ bool slice_init(Slice *s, Material m, int board_size)
     return s->size > 0;
 }
 
-/* Colex rank of the set bits of `set` (positions 0..63). */
-static uint64_t rank_set(uint64_t set)
+/* Colex rank of the set bits of `set` (positions 0..63; at most DB_MAX_PIECES of them). */
+static inline uint64_t rank_set(uint64_t set)
 {
     uint64_t r = 0;
     for (int k = 1; set; set &= set - 1, k++)
-        r += C(__builtin_ctzll(set), k);
+        r += by_k[k][__builtin_ctzll(set)];
     return r;
 }
 
@@ -161,54 +165,113 @@ uint64_t slice_rank(const Slice *s, const Position *pos)
     uint64_t uk = gather(pos_kings(pos, WHITE), b->all), tk = gather(pos_kings(pos, BLACK), b->all);
     uint64_t ta = tm & row0, uc = um & last, umid = (um & mid) >> s->W, tmid = (tm & mid) >> s->W;
     int a = __builtin_popcountll(ta), c = __builtin_popcountll(uc);
-    int bu = s->m.um - c, bt = s->m.tm - a;
+    const SliceBlock *blk = &s->blocks[s->block_of[a][c]];
     uint64_t men = um | tm;
     uint64_t i = rank_set(ta);
-    i = i * C(s->W, c) + rank_set(uc >> (s->N - s->W));
-    i = i * C(s->B, bu) + rank_set(umid);
-    i = i * C(s->B - bu, bt) + rank_set(gather(tmid, ~umid));
-    i = i * s->kings_uk + rank_set(gather(uk, ~men));
-    i = i * s->kings_tk + rank_set(gather(tk, ~(men | uk)));
-    int k = s->nblocks - 1;
-    while (s->blocks[k].a != a || s->blocks[k].c != c)
-        k--;
-    return s->blocks[k].start + i;
+    i = i * blk->radix[4] + rank_set(uc >> (s->N - s->W));
+    i = i * blk->radix[3] + rank_set(umid);
+    i = i * blk->radix[2] + rank_set(gather(tmid, ~umid));
+    i = i * blk->radix[1] + rank_set(gather(uk, ~men));
+    i = i * blk->radix[0] + rank_set(gather(tk, ~(men | uk)));
+    return blk->start + i;
 }
 
-void slice_unrank(const Slice *s, uint64_t index, Position *pos)
+/* The digit sets of index `index`: the block in *block, and per digit (SLICE_DIGITS + 1 of
+ * them, least significant first) the compact set it ranks. */
+static void digits_of(const Slice *s, uint64_t index, int *block, uint64_t *set)
 {
-    const Board *b = board_get(s->size8);
     int k = s->nblocks - 1;
     while (s->blocks[k].start > index)
         k--;
-    int a = s->blocks[k].a, c = s->blocks[k].c;
-    int bu = s->m.um - c, bt = s->m.tm - a;
     const SliceBlock *blk = &s->blocks[k];
-    uint64_t i = index - blk->start, digit[SLICE_DIGITS + 1];
+    int a = blk->a, c = blk->c;
+    int count[SLICE_DIGITS + 1] = {s->m.tk, s->m.uk, s->m.tm - a, s->m.um - c, c, a};
+    uint64_t i = index - blk->start;
     for (int d = 0; d < SLICE_DIGITS; d++) {
         /* i / radix as a multiply: exact because i * radix < 2^64 for every slice. */
         uint64_t q = blk->magic[d] ? (uint64_t)(((unsigned __int128)i * blk->magic[d]) >> 64) : i;
-        digit[d] = i - q * blk->radix[d];
+        set[d] = unrank_set(i - q * blk->radix[d], count[d]);
         i = q;
     }
-    digit[SLICE_DIGITS] = i;
-    uint64_t r_tk = digit[0], r_uk = digit[1], r_tmid = digit[2], r_umid = digit[3], r_uc = digit[4];
-    uint64_t r_ta = digit[5];
+    set[SLICE_DIGITS] = unrank_set(i, count[SLICE_DIGITS]);
+    *block = k;
+}
 
-    uint64_t ta = unrank_set(r_ta, a);
-    uint64_t uc = unrank_set(r_uc, c) << (s->N - s->W);
-    uint64_t umid = unrank_set(r_umid, bu);
-    uint64_t tmid = scatter(unrank_set(r_tmid, bt), ~umid);
+/* The position (White to move, hash not set) of the digit sets of digits_of. */
+static void compose(const Slice *s, const uint64_t *set, Position *pos)
+{
+    const Board *b = board_get(s->size8);
+    uint64_t ta = set[5], uc = set[4] << (s->N - s->W), umid = set[3];
+    uint64_t tmid = scatter(set[2], ~umid);
     uint64_t um = uc | (umid << s->W), tm = ta | (tmid << s->W);
     uint64_t men = um | tm;
-    uint64_t uk = scatter(unrank_set(r_uk, s->m.uk), ~men);
-    uint64_t tk = scatter(unrank_set(r_tk, s->m.tk), ~(men | uk));
-
+    uint64_t uk = scatter(set[1], ~men);
+    uint64_t tk = scatter(set[0], ~(men | uk));
     pos->pieces[WHITE] = scatter(um | uk, b->all);
     pos->pieces[BLACK] = scatter(tm | tk, b->all);
     pos->kings = scatter(uk | tk, b->all);
     pos->side = WHITE;
+}
+
+void slice_unrank(const Slice *s, uint64_t index, Position *pos)
+{
+    uint64_t set[SLICE_DIGITS + 1];
+    int block;
+    digits_of(s, index, &block, set);
+    compose(s, set, pos);
     pos->hash = pos_hash(pos);
+}
+
+void slice_walk_start(const Slice *s, uint64_t i, SliceWalk *w)
+{
+    w->index = i;
+    digits_of(s, i, &w->block, w->set);
+    const SliceBlock *blk = &s->blocks[w->block];
+    /* The squares each digit's set ranges over. */
+    int bu = s->m.um - blk->c;
+    int space[SLICE_DIGITS + 1] = {s->free - s->m.uk, s->free, s->B - bu, s->B, s->W, s->W};
+    for (int d = 0; d <= SLICE_DIGITS; d++)
+        w->limit[d] = 1ull << space[d];
+    compose(s, w->set, &w->pos);
+    w->pos.hash = 0;
+}
+
+void slice_walk_next(const Slice *s, SliceWalk *w)
+{
+    /* Colex order of k-sets is numeric order of their bit masks: the next digit set is the
+     * next larger mask with as many bits (Gosper), or the digit wraps round and carries. */
+    for (int d = 0; d <= SLICE_DIGITS; d++) {
+        uint64_t x = w->set[d];
+        if (x) {
+            uint64_t low = x & -x, r = x + low, next = (((r ^ x) >> 2) >> __builtin_ctzll(x)) | r;
+            if (next < w->limit[d]) {
+                w->set[d] = next;
+                w->index++;
+                compose(s, w->set, &w->pos);
+                return;
+            }
+            w->set[d] = (1ull << __builtin_popcountll(x)) - 1;
+        }
+    }
+    slice_walk_start(s, w->index + 1, w);
+}
+
+void slice_each(const Slice *s, int threads, SliceVisit visit, void *ctx)
+{
+    enum { RUN = 4096 };
+    uint64_t runs = (s->size + RUN - 1) / RUN;
+#pragma omp parallel for schedule(dynamic, 1) num_threads(threads > 0 ? threads : omp_get_max_threads())
+    for (uint64_t r = 0; r < runs; r++) {
+        uint64_t end = (r + 1) * RUN < s->size ? (r + 1) * RUN : s->size;
+        SliceWalk w;
+        slice_walk_start(s, r * RUN, &w);
+        for (;;) {
+            visit(ctx, w.index, &w.pos);
+            if (w.index + 1 == end)
+                break;
+            slice_walk_next(s, &w);
+        }
+    }
 }
 
 int material_all(int pieces, int board_size, Material *out)

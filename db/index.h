@@ -11,6 +11,7 @@
 #ifndef DAMAS_DB_INDEX_H
 #define DAMAS_DB_INDEX_H
 
+#include "../core/position.h"
 #include "../core/types.h"
 
 enum { DB_INDEX_VERSION = 1, DB_MAX_PIECES = 8, DB_NAME_MAX = 32 };
@@ -39,6 +40,7 @@ typedef struct {
     uint64_t kings_uk, kings_tk; /* placements of our kings, then of theirs */
     int nblocks;
     SliceBlock blocks[36];   /* the non-empty blocks in index order */
+    int8_t block_of[6][6];   /* by a and c: the block's place in blocks, -1 if empty */
 } Slice;
 
 /* Builds slice m on board `board_size`; false if the material cannot stand on the board. */
@@ -49,6 +51,26 @@ uint64_t slice_rank(const Slice *s, const Position *pos);
 
 /* The position (White to move) at index i < s->size. */
 void slice_unrank(const Slice *s, uint64_t i, Position *pos);
+
+/* A walk through consecutive indices of a slice, much faster than unranking each: after
+ * slice_walk_start(s, i, &w), w.pos is the position at w.index = i; each slice_walk_next moves
+ * to the next index, which must be < s->size. The walk does not hash: w.pos.hash is 0. */
+typedef struct {
+    uint64_t index;
+    Position pos;
+    int block;
+    uint64_t set[SLICE_DIGITS + 1];     /* per digit, the compact set it ranks */
+    uint64_t limit[SLICE_DIGITS + 1];   /* per digit, 1 << the squares the set ranges over */
+} SliceWalk;
+
+void slice_walk_start(const Slice *s, uint64_t i, SliceWalk *w);
+void slice_walk_next(const Slice *s, SliceWalk *w);
+
+/* Calls visit(ctx, i, pos) for every index i of s and its position (hash not set), in
+ * parallel on `threads` OpenMP threads (0: the default count), each thread walking runs of
+ * consecutive indices. */
+typedef void (*SliceVisit)(void *ctx, uint64_t i, const Position *pos);
+void slice_each(const Slice *s, int threads, SliceVisit visit, void *ctx);
 
 /* The material of pos seen from its side to move ("us"). */
 Material material_of(const Position *pos);

@@ -23,9 +23,9 @@
 enum { TAG_REPORT = 1, TAG_WORK = 2, STOP = -1 };
 
 typedef struct {
-    int unit;        /* finished, or -1 on the first request */
-    int skipped;     /* it was on disk when the worker reached it */
-    double seconds;  /* loading what it needs, solving and writing */
+    int unit;            /* finished, or -1 on the first request */
+    GenUnitTimes times;  /* skipped: it was on disk when the worker reached it */
+    double seconds;      /* loading what it needs, solving and writing */
 } Report;
 
 typedef struct {
@@ -45,14 +45,14 @@ typedef struct {
     RankLoad *load;                 /* per rank */
 } Schedule;
 
-static void report_done(Schedule *s, int unit, bool skipped, double seconds)
+static void report_done(Schedule *s, int unit, const GenUnitTimes *times, double seconds)
 {
     uint64_t positions = gen_unit_size(s->units[unit], s->v->rules.board_size);
     s->positions_done += positions;
     s->done++;
     char name[DB_NAME_MAX];
     store_unit_name(s->units[unit], name);
-    GenUnitReport r = {s->done, s->n, name, positions, seconds, skipped, s->positions_done, s->total};
+    GenUnitReport r = {s->done, s->n, name, positions, seconds, times->skipped, s->positions_done, s->total, times};
     if (s->progress && s->progress->unit_done)
         s->progress->unit_done(s->progress->ctx, &r);
 }
@@ -115,7 +115,7 @@ static void *schedule(void *arg)
         wait_quietly(&req, &st);
         if (rep.unit >= 0) {
             state[rep.unit] = 'd';
-            report_done(s, rep.unit, rep.skipped, rep.seconds);
+            report_done(s, rep.unit, &rep.times, rep.seconds);
             RankLoad *l = &s->load[st.MPI_SOURCE];
             l->units++;
             l->positions += gen_unit_size(s->units[rep.unit], s->v->rules.board_size);
@@ -161,7 +161,7 @@ static int work(const Variant *v, const char *dir, int threads, int pieces, char
         return DAMAS_ERR_RANGE;
     }
     dbset_init(set, v);
-    Report rep = {-1, 0, 0};
+    Report rep = {.unit = -1};
     int rc = DAMAS_OK;
     for (;;) {
         int unit;
@@ -185,13 +185,13 @@ static int work(const Variant *v, const char *dir, int threads, int pieces, char
                 loaded[d] = true;
             }
         }
-        bool skipped = false;
+        GenUnitTimes times = {0};
         if (rc == DAMAS_OK)
-            rc = gen_unit(set, units[unit], dir, threads, &skipped, err, errlen);
+            rc = gen_unit(set, units[unit], dir, threads, &times, err, errlen);
         if (rc != DAMAS_OK)
             break;
         loaded[unit] = true;
-        rep = (Report){unit, skipped, gen_now() - t0};
+        rep = (Report){unit, times, gen_now() - t0};
     }
     dbset_free(set);
     free(set);

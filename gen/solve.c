@@ -6,14 +6,28 @@
 #include <stdlib.h>
 
 #include "../core/board.h"
+#include "../core/memory.h"
 #include "../core/movegen.h"
 #include "../core/position.h"
 
-enum { UNKNOWN = 3 };
-
-/* While a position is undecided its dtw slot summarises its exits: the longest loss through
- * one, and this bit if an exit draws or wins (then it can never be lost). */
-enum { EXIT_SAVES = 0x8000 };
+/* The working state of a position, one 32-bit word, so that an update touches one cache line:
+ *   bits 30-31  DB_LOSS, DB_DRAW, DB_WIN, or UNDECIDED
+ *   bit  29     don't-care (its side to move must capture)
+ * decided:
+ *   bits 0-15   distance
+ * undecided, a summary of the moves:
+ *   bits 0-7    moves inside the unit whose successor is not yet known to win
+ *   bits 8-23   the longest loss through an exit (a capture or a promotion)
+ *   bit  24     an exit draws or wins: the position can no longer be lost */
+enum { UNDECIDED = 3 };
+#define W_STATE(w) ((int)((w) >> 30))
+#define W_DONT_CARE (1u << 29)
+#define W_DTW(w) ((int)((w)&0xffff))
+#define W_DECIDED(state, dtw, w) ((uint32_t)(state) << 30 | ((w)&W_DONT_CARE) | (uint32_t)(dtw))
+#define W_COUNT(w) ((int)((w)&0xff))
+#define W_MAX_LOSS(w) ((int)((w) >> 8 & 0xffff))
+#define W_SAVED (1u << 24)
+enum { MAX_COUNT = 0xff, MAX_DTW = 0xffff };
 
 #define ITEM(part, cand, index) ((uint64_t)(part) << 63 | (uint64_t)(cand) << 62 | (index))
 #define ITEM_PART(x) ((int)((x) >> 63))
@@ -42,8 +56,8 @@ static bool vec_push(Vec *a, uint64_t x)
 typedef struct {
     const Variant *v;
     const DbSet *solved;
-    DbTable *t[2];
-    uint8_t *count[2];
+    Slice slice[2];
+    uint32_t *w[2];      /* the working state, per part */
     int nparts;
     Vec *levels;         /* positions to propagate, by distance */
     int nlevels;
@@ -51,52 +65,10 @@ typedef struct {
     bool failed;
 } Solver;
 
-/* What the moves of a position lead to outside the unit (captures, promotions), and how many
- * stay inside. */
-typedef struct {
-    int moves, inside;
-    int best_win;        /* shortest win through an exit, INT_MAX if none */
-    int max_loss;        /* longest loss through an exit, -1 if none */
-    bool draw;           /* an exit to a draw */
-    bool must_capture;   /* the stored value will not matter (db_dont_care) */
-} Exits;
-
-static bool exits_of(const Solver *s, const Position *pos, Exits *e)
-{
-    MoveList list;
-    e->moves = movegen_moves(pos, s->v, &list);
-    e->inside = 0;
-    e->best_win = INT_MAX;
-    e->max_loss = -1;
-    e->draw = false;
-    e->must_capture = !s->v->rules.optional_capture && list.count > 0 && list.moves[0].captured;
-    for (int i = 0; i < list.count; i++) {
-        const Move *m = &list.moves[i];
-        if (!m->captured && !(m->flags & MOVE_PROMOTES)) {
-            e->inside++;
-            continue;
-        }
-        Position after = *pos;
-        Undo u;
-        pos_make(&after, m, &u);
-        uint16_t d;
-        int w = dbset_value(s->solved, &after, &d);
-        if (w < 0)
-            return false;
-        if (w == DB_LOSS && d + 1 < e->best_win)
-            e->best_win = d + 1;
-        else if (w == DB_WIN && d + 1 > e->max_loss)
-            e->max_loss = d + 1;
-        else if (w == DB_DRAW)
-            e->draw = true;
-    }
-    return true;
-}
-
 static void pend(Solver *s, int level, uint64_t item)
 {
     Vec *p = &s->pending[omp_get_thread_num()];
-    if (!vec_push(p, (uint64_t)level) || !vec_push(p, item))
+    if (level > MAX_DTW || !vec_push(p, (uint64_t)level) || !vec_push(p, item))
         s->failed = true;
 }
 
@@ -127,59 +99,139 @@ static bool merge_pending(Solver *s, int threads)
 
 static int part_of(const Solver *s, Material m)
 {
-    return material_equal(s->t[0]->slice.m, m) ? 0 : 1;
+    return material_equal(s->slice[0].m, m) ? 0 : 1;
 }
 
-static void init_position(Solver *s, int part, uint64_t i)
+/* Initialisation goes through a part in blocks of positions: every move out of the unit of a
+ * block (a capture or a promotion) is first located in its solved table, with a prefetch,
+ * and only then read, so that the misses of a block overlap. */
+enum { BLOCK = 64 };
+
+typedef struct {
+    const DbTable *t;    /* NULL: the side to move has no piece left, a loss in 0 */
+    uint64_t index;
+    int owner;           /* the position of the block it is an exit of */
+} Lookup;
+
+typedef struct {
+    int moves, inside;
+    int best_win;        /* shortest win through an exit, INT_MAX if none */
+    int max_loss;        /* longest loss through an exit, -1 if none */
+    bool draw;           /* an exit to a draw */
+    bool must_capture;   /* the stored value will not matter (db_dont_care) */
+} Exits;
+
+typedef struct {
+    Exits e[BLOCK];
+    Lookup *lookups;     /* up to BLOCK * MOVELIST_MAX */
+    MoveList list;
+} Block;
+
+/* Locates in the solved tables the position after an exit; false if its table is missing. */
+static bool locate(const Solver *s, const Position *after, Lookup *l)
 {
-    DbTable *t = s->t[part];
-    Position pos;
-    Exits e;
-    slice_unrank(&t->slice, i, &pos);
-    if (!exits_of(s, &pos, &e)) {
-        s->failed = true;
-        return;
-    }
-    s->count[part][i] = 0;
-    t->dtw[i] = 0;
-    t->dont_care[i] = e.must_capture;
-    if (e.moves == 0) {
-        t->wdl[i] = DB_LOSS;
-        pend(s, 0, ITEM(part, 0, i));
-    } else if (e.inside == 0) {
-        if (e.best_win != INT_MAX) {
-            t->wdl[i] = DB_WIN;
-            t->dtw[i] = (uint16_t)e.best_win;
-            pend(s, e.best_win, ITEM(part, 0, i));
-        } else if (e.draw) {
-            t->wdl[i] = DB_DRAW;
-        } else {
-            t->wdl[i] = DB_LOSS;
-            t->dtw[i] = (uint16_t)e.max_loss;
-            pend(s, e.max_loss, ITEM(part, 0, i));
+    Position norm;
+    if (after->side == WHITE)
+        norm = *after;
+    else
+        pos_flip(after, variant_board(s->v), &norm);
+    Material m = material_of(&norm);
+    l->t = NULL;
+    if (m.um + m.uk == 0)
+        return true;
+    l->t = dbset_get(s->solved, m);
+    if (!l->t)
+        return false;
+    l->index = slice_rank(&l->t->slice, &norm);
+    __builtin_prefetch(&l->t->wdl[l->index]);
+    __builtin_prefetch(&l->t->dtw[l->index]);
+    return true;
+}
+
+static void init_block(Solver *s, int part, uint64_t first, uint64_t end, Block *b)
+{
+    const bool optional = s->v->rules.optional_capture;
+    int nl = 0;
+    SliceWalk walk;
+    slice_walk_start(&s->slice[part], first, &walk);
+    for (uint64_t i = first; i < end; i++) {
+        Exits *e = &b->e[i - first];
+        if (i > first)
+            slice_walk_next(&s->slice[part], &walk);
+        const Position pos = walk.pos;
+        MoveList *list = &b->list;
+        e->moves = movegen_moves(&pos, s->v, list);
+        e->inside = 0;
+        e->best_win = INT_MAX;
+        e->max_loss = -1;
+        e->draw = false;
+        e->must_capture = !optional && list->count > 0 && list->moves[0].captured;
+        for (int k = 0; k < list->count; k++) {
+            const Move *m = &list->moves[k];
+            if (!m->captured && !(m->flags & MOVE_PROMOTES)) {
+                e->inside++;
+                continue;
+            }
+            Position after = pos;
+            Undo u;
+            pos_make(&after, m, &u);
+            Lookup *l = &b->lookups[nl++];
+            l->owner = (int)(i - first);
+            if (!locate(s, &after, l))
+                s->failed = true;
         }
-    } else {
-        t->wdl[i] = UNKNOWN;
-        s->count[part][i] = (uint8_t)e.inside;
-        bool saves = e.draw || e.best_win != INT_MAX;
-        t->dtw[i] = (uint16_t)((saves ? EXIT_SAVES : 0) | (e.max_loss > 0 ? e.max_loss : 0));
-        if (e.best_win != INT_MAX)
-            pend(s, e.best_win, ITEM(part, 1, i));
+    }
+    for (int k = 0; k < nl; k++) {
+        const Lookup *l = &b->lookups[k];
+        Exits *e = &b->e[l->owner];
+        int w = l->t ? l->t->wdl[l->index] : DB_LOSS;
+        int d = l->t ? l->t->dtw[l->index] : 0;
+        if (w == DB_LOSS && d + 1 < e->best_win)
+            e->best_win = d + 1;
+        else if (w == DB_WIN && d + 1 > e->max_loss)
+            e->max_loss = d + 1;
+        else if (w == DB_DRAW)
+            e->draw = true;
+    }
+    uint32_t *ws = s->w[part];
+    for (uint64_t i = first; i < end; i++) {
+        const Exits *e = &b->e[i - first];
+        uint32_t dc = e->must_capture ? W_DONT_CARE : 0;
+        if (e->moves == 0) {
+            ws[i] = W_DECIDED(DB_LOSS, 0, dc);
+            pend(s, 0, ITEM(part, 0, i));
+        } else if (e->inside == 0) {
+            if (e->best_win != INT_MAX) {
+                ws[i] = W_DECIDED(DB_WIN, e->best_win, dc);
+                pend(s, e->best_win, ITEM(part, 0, i));
+            } else if (e->draw) {
+                ws[i] = W_DECIDED(DB_DRAW, 0, dc);
+            } else {
+                ws[i] = W_DECIDED(DB_LOSS, e->max_loss, dc);
+                pend(s, e->max_loss, ITEM(part, 0, i));
+            }
+        } else {
+            if (e->inside > MAX_COUNT || e->max_loss > MAX_DTW)
+                s->failed = true;
+            bool saved = e->draw || e->best_win != INT_MAX;
+            ws[i] = (uint32_t)UNDECIDED << 30 | dc | (saved ? W_SAVED : 0) |
+                    (uint32_t)(e->max_loss > 0 ? e->max_loss : 0) << 8 | (uint32_t)e->inside;
+            if (e->best_win != INT_MAX)
+                pend(s, e->best_win, ITEM(part, 1, i));
+        }
     }
 }
 
-/* Every in-unit successor of position i is won for the opponent: it is lost, unless an exit
- * saves it; the distance is the longest way out. */
-static void all_successors_won(Solver *s, int part, uint64_t i, int level)
+/* Every in-unit successor of position j (state w, counter now 0) is won for the opponent: it
+ * is lost, unless an exit saves it; the distance is the longest way out. No other thread
+ * changes j now: no successor can still be lost, and an exit to a win sets W_SAVED. */
+static void all_successors_won(Solver *s, int part, uint64_t j, uint32_t w, int level)
 {
-    DbTable *t = s->t[part];
-    int exits = t->dtw[i];
-    if (exits & EXIT_SAVES)
+    if (w & W_SAVED)
         return;
-    int d = exits > level ? exits : level;
-    t->dtw[i] = (uint16_t)d;
-    __atomic_store_n(&t->wdl[i], DB_LOSS, __ATOMIC_RELAXED);
-    pend(s, d, ITEM(part, 0, i));
+    int d = W_MAX_LOSS(w) > level ? W_MAX_LOSS(w) : level;
+    __atomic_store_n(&s->w[part][j], W_DECIDED(DB_LOSS, d, w), __ATOMIC_RELAXED);
+    pend(s, d, ITEM(part, 0, j));
 }
 
 /* Position `item`, decided at `level`, tells its predecessors. */
@@ -187,67 +239,89 @@ static void propagate(Solver *s, uint64_t item, int level)
 {
     int part = ITEM_PART(item);
     uint64_t i = ITEM_INDEX(item);
-    DbTable *t = s->t[part];
+    uint32_t *own = &s->w[part][i];
     if (ITEM_CAND(item)) {
-        uint8_t unknown = UNKNOWN;
-        if (!__atomic_compare_exchange_n(&t->wdl[i], &unknown, DB_WIN, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
-            return;
-        t->dtw[i] = (uint16_t)level;
+        /* A win through an exit, unless a shorter one inside came first. */
+        uint32_t w = __atomic_load_n(own, __ATOMIC_RELAXED);
+        do
+            if (W_STATE(w) != UNDECIDED)
+                return;
+        while (!__atomic_compare_exchange_n(own, &w, W_DECIDED(DB_WIN, level, w), true, __ATOMIC_RELAXED,
+                                            __ATOMIC_RELAXED));
     }
-    bool lost = t->wdl[i] == DB_LOSS;
+    bool lost = W_STATE(__atomic_load_n(own, __ATOMIC_RELAXED)) == DB_LOSS;
     Position q, after;
-    slice_unrank(&t->slice, i, &q);
+    slice_unrank(&s->slice[part], i, &q);
     pos_flip(&q, variant_board(s->v), &after);
-    int pp = part_of(s, material_swap(t->slice.m));
-    DbTable *pt = s->t[pp];
+    int pp = part_of(s, material_swap(s->slice[part].m));
+    uint32_t *ws = s->w[pp];
     MoveList un;
     /* Predecessors that had a capture were decided at initialisation (they have no move
      * inside the unit), so the tests on their state below skip them. */
     movegen_unmoves(&after, s->v, false, &un);
-    /* All predecessors' indices first, prefetching their entries: in a unit larger than the
+    /* All predecessors' indices first, prefetching their words: in a unit larger than the
      * caches every update is a random access, and this overlaps the misses. */
     uint64_t idx[MOVELIST_MAX];
     for (int k = 0; k < un.count; k++) {
         Position before;
         movegen_unmake(&after, &un.moves[k], &before);
-        idx[k] = slice_rank(&pt->slice, &before);
-        __builtin_prefetch(&pt->wdl[idx[k]], 1);
-        if (!lost)
-            __builtin_prefetch(&s->count[pp][idx[k]], 1);
+        idx[k] = slice_rank(&s->slice[pp], &before);
+        __builtin_prefetch(&ws[idx[k]], 1);
     }
     for (int k = 0; k < un.count; k++) {
-        uint64_t j = idx[k];
+        uint32_t *p = &ws[idx[k]];
+        uint32_t w = __atomic_load_n(p, __ATOMIC_RELAXED);
         if (lost) {
-            uint8_t unknown = UNKNOWN;
-            if (__atomic_compare_exchange_n(&pt->wdl[j], &unknown, DB_WIN, false, __ATOMIC_RELAXED,
-                                            __ATOMIC_RELAXED)) {
-                pt->dtw[j] = (uint16_t)(level + 1);
-                pend(s, level + 1, ITEM(pp, 0, j));
-            }
-        } else if (__atomic_load_n(&pt->wdl[j], __ATOMIC_RELAXED) == UNKNOWN &&
-                   __atomic_sub_fetch(&s->count[pp][j], 1, __ATOMIC_RELAXED) == 0) {
-            all_successors_won(s, pp, j, level + 1);
+            for (; W_STATE(w) == UNDECIDED;)
+                if (__atomic_compare_exchange_n(p, &w, W_DECIDED(DB_WIN, level + 1, w), true, __ATOMIC_RELAXED,
+                                                __ATOMIC_RELAXED)) {
+                    pend(s, level + 1, ITEM(pp, 0, idx[k]));
+                    break;
+                }
+        } else {
+            for (; W_STATE(w) == UNDECIDED;)
+                if (__atomic_compare_exchange_n(p, &w, w - 1, true, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
+                    if (W_COUNT(w - 1) == 0)
+                        all_successors_won(s, pp, idx[k], w - 1, level + 1);
+                    break;
+                }
         }
     }
 }
 
-static DbTable *table_new(Material m, int board)
+/* The solved part as a table: values, distances (undecided positions are draws) and
+ * don't-care flags; frees the working state. */
+static DbTable *table_of(Solver *s, int part, int threads)
 {
     DbTable *t = calloc(1, sizeof *t);
     if (!t)
         return NULL;
-    slice_init(&t->slice, m, board);
-    t->wdl = malloc(t->slice.size);
-    t->dtw = malloc(t->slice.size * sizeof *t->dtw);
-    t->dont_care = malloc(t->slice.size);
+    t->slice = s->slice[part];
+    uint64_t n = t->slice.size;
+    t->wdl = mem_huge(n);
+    t->dtw = mem_huge(n * sizeof *t->dtw);
+    t->dont_care = malloc(n);
     if (!t->wdl || !t->dtw || !t->dont_care) {
         table_free(t);
         return NULL;
     }
+    const uint32_t *ws = s->w[part];
+#pragma omp parallel for num_threads(threads) schedule(static)
+    for (uint64_t i = 0; i < n; i++) {
+        uint32_t w = ws[i];
+        int state = W_STATE(w);
+        t->wdl[i] = (uint8_t)(state == UNDECIDED ? DB_DRAW : state);
+        t->dtw[i] = (uint16_t)(state == DB_WIN || state == DB_LOSS ? W_DTW(w) : 0);
+        t->dont_care[i] = (w & W_DONT_CARE) != 0;
+    }
+    free(s->w[part]);
+    s->w[part] = NULL;
+    table_stats(t);
     return t;
 }
 
-int unit_solve(const DbSet *solved, Material m, int threads, DbTable **out, int *nout, char *err, size_t errlen)
+int unit_solve(const DbSet *solved, Material m, int threads, DbTable **out, int *nout, SolveTimes *times, char *err,
+               size_t errlen)
 {
     Solver s = {0};
     s.v = &solved->variant;
@@ -255,10 +329,11 @@ int unit_solve(const DbSet *solved, Material m, int threads, DbTable **out, int 
     s.nparts = material_equal(m, material_swap(m)) ? 1 : 2;
     Material ms[2] = {m, material_swap(m)};
     int rc = DAMAS_OK;
+    DbTable *done[2] = {NULL, NULL};
     for (int p = 0; p < s.nparts; p++) {
-        s.t[p] = table_new(ms[p], s.v->rules.board_size);
-        s.count[p] = s.t[p] ? malloc(s.t[p]->slice.size) : NULL;
-        if (!s.t[p] || !s.count[p])
+        slice_init(&s.slice[p], ms[p], s.v->rules.board_size);
+        s.w[p] = mem_huge(s.slice[p].size * sizeof *s.w[p]);
+        if (!s.w[p])
             rc = DAMAS_ERR_RANGE;
     }
     s.pending = calloc((size_t)threads, sizeof *s.pending);
@@ -267,47 +342,68 @@ int unit_solve(const DbSet *solved, Material m, int threads, DbTable **out, int 
         goto done;
     }
 
+    double t0 = omp_get_wtime();
     for (int p = 0; p < s.nparts; p++) {
-        uint64_t size = s.t[p]->slice.size;
-#pragma omp parallel for num_threads(threads) schedule(dynamic, 1024)
-        for (uint64_t i = 0; i < size; i++)
-            init_position(&s, p, i);
+        uint64_t size = s.slice[p].size, blocks = (size + BLOCK - 1) / BLOCK;
+#pragma omp parallel num_threads(threads)
+        {
+            Block *b = malloc(sizeof *b);
+            Lookup *lookups = malloc((size_t)BLOCK * MOVELIST_MAX * sizeof *lookups);
+            if (!b || !lookups)
+                s.failed = true;
+#pragma omp for schedule(dynamic, 16)
+            for (uint64_t k = 0; k < blocks; k++) {
+                if (s.failed)
+                    continue;
+                b->lookups = lookups;
+                uint64_t first = k * BLOCK, end = first + BLOCK < size ? first + BLOCK : size;
+                init_block(&s, p, first, end, b);
+            }
+            free(b);
+            free(lookups);
+        }
     }
     if (!merge_pending(&s, threads))
         goto failed;
+    double t1 = omp_get_wtime();
+    int levels = 0;
     for (int level = 0; level < s.nlevels; level++) {
         Vec now = s.levels[level];
+        levels = now.n ? level + 1 : levels;
         s.levels[level] = (Vec){0};
 #pragma omp parallel for num_threads(threads) schedule(dynamic, 256)
-        for (size_t k = 0; k < now.n; k++)
+        for (size_t k = 0; k < now.n; k++) {
+            /* The queue is in no order: fetch the words of the positions a few ahead. */
+            if (k + 8 < now.n)
+                __builtin_prefetch(&s.w[ITEM_PART(now.v[k + 8])][ITEM_INDEX(now.v[k + 8])]);
             propagate(&s, now.v[k], level);
+        }
         free(now.v);
         if (!merge_pending(&s, threads))
             goto failed;
     }
-    for (int p = 0; p < s.nparts; p++) {
-        DbTable *t = s.t[p];
-        for (uint64_t i = 0; i < t->slice.size; i++)
-            if (t->wdl[i] == UNKNOWN) {
-                t->wdl[i] = DB_DRAW;
-                t->dtw[i] = 0;
-            }
-        table_stats(t);
-        out[p] = t;
-        s.t[p] = NULL;
-    }
+    double t2 = omp_get_wtime();
+    for (int p = 0; p < s.nparts; p++)
+        if (!(done[p] = table_of(&s, p, threads)))
+            goto failed;
+    for (int p = 0; p < s.nparts; p++)
+        out[p] = done[p];
     *nout = s.nparts;
+    if (times)
+        *times = (SolveTimes){t1 - t0, t2 - t1, omp_get_wtime() - t2, levels};
     goto done;
 
 failed:
     rc = DAMAS_ERR_RANGE;
-    snprintf(err, errlen, "unit %d%d%d%d: a successor's table is missing or memory ran out", m.um, m.uk, m.tm,
-             m.tk);
+    snprintf(err, errlen,
+             "unit %d%d%d%d: a successor's table is missing, memory ran out, or a count or distance "
+             "exceeds what the solver holds",
+             m.um, m.uk, m.tm, m.tk);
+    for (int p = 0; p < 2; p++)
+        table_free(done[p]);
 done:
-    for (int p = 0; p < 2; p++) {
-        table_free(s.t[p]);
-        free(s.count[p]);
-    }
+    for (int p = 0; p < 2; p++)
+        free(s.w[p]);
     for (int l = 0; l < s.nlevels; l++)
         free(s.levels[l].v);
     free(s.levels);

@@ -6,10 +6,19 @@
 
 #include "../db/store.h"
 
+/* Where a solve's time went, in seconds: initialising every position from its moves,
+ * propagating level by level (`levels` of them, the longest distance + 1), building the
+ * tables. */
+typedef struct {
+    double init, propagate, tables;
+    int levels;
+} SolveTimes;
+
 /* Solves the unit of material m. `solved` must hold every unit m's captures and promotions
  * lead to. On success out[0..*nout-1] are new tables (m first, then its twin if different),
  * owned by the caller, with their dont_care flags (free them once written). Returns DAMAS_OK, or an error (missing dependency, out of memory).
- * Uses `threads` OpenMP threads. */
-int unit_solve(const DbSet *solved, Material m, int threads, DbTable **out, int *nout, char *err, size_t errlen);
+ * Uses `threads` OpenMP threads; fills *times if not NULL. */
+int unit_solve(const DbSet *solved, Material m, int threads, DbTable **out, int *nout, SolveTimes *times, char *err,
+               size_t errlen);
 
 #endif

@@ -111,6 +111,46 @@ Test(index, index_round_trips_on_samples_of_larger_slices)
         }
 }
 
+/* Walks the slice from `first` for `count` steps, checking each position against unranking. */
+static void check_walk(const Slice *s, uint64_t first, uint64_t count)
+{
+    SliceWalk w;
+    slice_walk_start(s, first, &w);
+    for (uint64_t i = first;; i++) {
+        Position pos;
+        slice_unrank(s, i, &pos);
+        cr_assert_eq(w.index, i);
+        cr_assert(pos_equal(&w.pos, &pos), "slice %d%d%d%d: the walk differs from unranking at %llu", s->m.um,
+                  s->m.uk, s->m.tm, s->m.tk, (unsigned long long)i);
+        if (i + 1 == first + count || i + 1 == s->size)
+            break;
+        slice_walk_next(s, &w);
+    }
+}
+
+Test(index, walk_visits_the_positions_of_consecutive_indices)
+{
+    Material ms[512];
+    int n = all_materials(4, ms);
+    for (int i = 0; i < n; i++) {
+        Slice s;
+        slice_init(&s, ms[i], 8);
+        check_walk(&s, 0, s.size);
+        slice_init(&s, ms[i], 10);
+        check_walk(&s, s.size / 3, 200000);
+    }
+    Material big[] = {{3, 1, 2, 1}, {2, 2, 2, 1}, {0, 4, 0, 3}, {4, 0, 3, 0}};
+    for (size_t c = 0; c < sizeof big / sizeof big[0]; c++)
+        for (int board = 8; board <= 10; board += 2) {
+            Slice s;
+            slice_init(&s, big[c], board);
+            /* Across block boundaries: from just before each block's start. */
+            for (int k = 1; k < s.nblocks; k++)
+                check_walk(&s, s.blocks[k].start - 3, 1000);
+            check_walk(&s, s.size - 500, 500);
+        }
+}
+
 Test(index, material_names_round_trip)
 {
     Material m = {2, 1, 0, 3}, back;

@@ -33,7 +33,7 @@ static void fixture_build(Fixture *f, const char *variant, bool optional, int pi
     for (int u = 0; u < n; u++) {
         DbTable *out[2];
         int nout;
-        cr_assert_eq(unit_solve(f->mem, units[u], 2, out, &nout, err, sizeof err), DAMAS_OK, "%s", err);
+        cr_assert_eq(unit_solve(f->mem, units[u], 2, out, &nout, NULL, err, sizeof err), DAMAS_OK, "%s", err);
         for (int i = 0; i < nout; i++) {
             Material m = out[i]->slice.m;
             f->mem->t[m.um][m.uk][m.tm][m.tk] = out[i];
