@@ -48,16 +48,3 @@ const Board *board_get(int size)
         return &boards[1];
     return NULL;
 }
-
-static Bitboard reverse64(Bitboard x)
-{
-    x = ((x >> 1) & 0x5555555555555555ull) | ((x & 0x5555555555555555ull) << 1);
-    x = ((x >> 2) & 0x3333333333333333ull) | ((x & 0x3333333333333333ull) << 2);
-    x = ((x >> 4) & 0x0F0F0F0F0F0F0F0Full) | ((x & 0x0F0F0F0F0F0F0F0Full) << 4);
-    return __builtin_bswap64(x);
-}
-
-Bitboard board_rotate(const Board *b, Bitboard set)
-{
-    return reverse64(set) >> (64 - b->bits);
-}

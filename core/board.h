@@ -38,7 +38,15 @@ static inline Bitboard board_shift(const Board *b, Bitboard set, int d)
     return (d > 0 ? set << d : set >> -d) & b->all;
 }
 
-/* The 180-degree rotation of a set of squares (bit i <-> bit bits-1-i). */
-Bitboard board_rotate(const Board *b, Bitboard set);
+/* The 180-degree rotation of a set of squares (bit i <-> bit bits-1-i). Inline: the endgame
+ * generator turns every position it looks up. */
+static inline Bitboard board_rotate(const Board *b, Bitboard set)
+{
+    Bitboard x = set;
+    x = ((x >> 1) & 0x5555555555555555ull) | ((x & 0x5555555555555555ull) << 1);
+    x = ((x >> 2) & 0x3333333333333333ull) | ((x & 0x3333333333333333ull) << 2);
+    x = ((x >> 4) & 0x0F0F0F0F0F0F0F0Full) | ((x & 0x0F0F0F0F0F0F0F0Full) << 4);
+    return __builtin_bswap64(x) >> (64 - b->bits);
+}
 
 #endif

@@ -324,6 +324,30 @@ INLINE int generate(const Position *pos, const Rules *r, int W, MergeRule merge,
     return list->count;
 }
 
+INLINE int exits(const Position *pos, const Rules *r, int W, MoveList *list)
+{
+    Geo g = geo_make(W, pos->side);
+    list->count = 0;
+    list->overflow = false;
+    Bitboard from = capturers(pos, r, g);
+    if (from) {
+        gen_captures(pos, r, g, from, MERGE_CAPTURED_SET, list);
+        if (!r->optional_capture)
+            return 0;
+    }
+    Bitboard empty = ~(pos->pieces[0] | pos->pieces[1]) & g.all;
+    Bitboard men = pos->pieces[pos->side] & ~pos->kings;
+    int promotions = 0;
+    for (int i = 0; i < 2; i++) {
+        int d = g.fwd[i];
+        for (Bitboard t = shift(&g, men, d) & empty & g.far_row; t; t &= t - 1, promotions++) {
+            int to = __builtin_ctzll(t);
+            list->moves[list->count++] = (Move){0, 0, (uint8_t)(to - d), (uint8_t)to, MOVE_PROMOTES};
+        }
+    }
+    return count_quiet(pos, r, g) - promotions;
+}
+
 INLINE int count(const Position *pos, const Rules *r, int W, MergeRule merge)
 {
     Geo g = geo_make(W, pos->side);
@@ -408,6 +432,11 @@ int movegen_count(const Position *pos, const Variant *v, MergeRule merge)
 int movegen_unmoves(const Position *pos, const Variant *v, bool legal_only, MoveList *list)
 {
     return BY_BOARD(v, unmoves(pos, &v->rules, 4, legal_only, list), unmoves(pos, &v->rules, 5, legal_only, list));
+}
+
+int movegen_exits(const Position *pos, const Variant *v, MoveList *list)
+{
+    return BY_BOARD(v, exits(pos, &v->rules, 4, list), exits(pos, &v->rules, 5, list));
 }
 
 bool movegen_has_capture(const Position *pos, const Variant *v)

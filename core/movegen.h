@@ -32,6 +32,11 @@ int movegen_moves_merged(const Position *pos, const Variant *v, MergeRule merge,
 /* The number of legal moves, faster than generating them when there is no capture. */
 int movegen_count(const Position *pos, const Variant *v, MergeRule merge);
 
+/* The legal moves that change the material — captures and promotions — into `list` (for a
+ * retrograde solver: they lead out of the position's slice); returns how many other legal
+ * moves there are, counted without generating them. Thread-safe. */
+int movegen_exits(const Position *pos, const Variant *v, MoveList *list);
+
 /* Whether the side to move has a capture (it must take, unless rules.optional_capture). */
 bool movegen_has_capture(const Position *pos, const Variant *v);
 

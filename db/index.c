@@ -155,25 +155,54 @@ static inline uint64_t scatter(uint64_t x, uint64_t mask)
 #endif
 }
 
-uint64_t slice_rank(const Slice *s, const Position *pos)
+/* pos's men, or kings, seen from its side to move: [0] ours, [1] theirs, as square sets
+ * 0..N-1 (the board turned round with Black to move). */
+static inline void sides(const Slice *s, const Position *pos, Bitboard pieces, uint64_t *out)
 {
     const Board *b = board_get(s->size8);
+    int us = pos->side;
+    Bitboard mine = pos->pieces[us] & pieces, theirs = pos->pieces[us ^ 1] & pieces;
+    if (us == BLACK) {
+        mine = board_rotate(b, mine);
+        theirs = board_rotate(b, theirs);
+    }
+    /* Squares are the board's bits in order, so gathering by b->all numbers them 0..N-1. */
+    out[0] = gather(mine, b->all);
+    out[1] = gather(theirs, b->all);
+}
+
+void slice_rank_men(const Slice *s, const Position *pos, SliceMenRank *r)
+{
     uint64_t all = (1ull << s->N) - 1, row0 = (1ull << s->W) - 1, last = row0 << (s->N - s->W);
     uint64_t mid = all & ~row0 & ~last;
-    /* Squares are the board's bits in order, so gathering by b->all numbers them 0..N-1. */
-    uint64_t um = gather(pos_men(pos, WHITE), b->all), tm = gather(pos_men(pos, BLACK), b->all);
-    uint64_t uk = gather(pos_kings(pos, WHITE), b->all), tk = gather(pos_kings(pos, BLACK), b->all);
+    uint64_t men[2];
+    sides(s, pos, ~pos->kings, men);
+    uint64_t um = men[0], tm = men[1];
     uint64_t ta = tm & row0, uc = um & last, umid = (um & mid) >> s->W, tmid = (tm & mid) >> s->W;
     int a = __builtin_popcountll(ta), c = __builtin_popcountll(uc);
     const SliceBlock *blk = &s->blocks[s->block_of[a][c]];
-    uint64_t men = um | tm;
     uint64_t i = rank_set(ta);
     i = i * blk->radix[4] + rank_set(uc >> (s->N - s->W));
     i = i * blk->radix[3] + rank_set(umid);
     i = i * blk->radix[2] + rank_set(gather(tmid, ~umid));
-    i = i * blk->radix[1] + rank_set(gather(uk, ~men));
-    i = i * blk->radix[0] + rank_set(gather(tk, ~(men | uk)));
-    return blk->start + i;
+    r->men = um | tm;
+    r->radix_tk = blk->radix[0];
+    r->base = blk->start + i * blk->radix[1] * blk->radix[0];
+}
+
+uint64_t slice_rank_kings(const Slice *s, const SliceMenRank *r, const Position *pos)
+{
+    uint64_t kings[2];
+    sides(s, pos, pos->kings, kings);
+    uint64_t uk = kings[0], tk = kings[1];
+    return r->base + rank_set(gather(uk, ~r->men)) * r->radix_tk + rank_set(gather(tk, ~(r->men | uk)));
+}
+
+uint64_t slice_rank(const Slice *s, const Position *pos)
+{
+    SliceMenRank r;
+    slice_rank_men(s, pos, &r);
+    return slice_rank_kings(s, &r, pos);
 }
 
 /* The digit sets of index `index`: the block in *block, and per digit (SLICE_DIGITS + 1 of

@@ -46,8 +46,22 @@ typedef struct {
 /* Builds slice m on board `board_size`; false if the material cannot stand on the board. */
 bool slice_init(Slice *s, Material m, int board_size);
 
-/* The index of pos, which must have White to move and material s->m. */
+/* The index of pos seen from its side to move ("us"; with Black to move the board is turned
+ * round, as pos_flip does), which must have material s->m. */
 uint64_t slice_rank(const Slice *s, const Position *pos);
+
+/* slice_rank in two steps, for ranking many positions that differ only in their kings (the
+ * predecessors of a position by king moves): the men's part once, then each position's. */
+typedef struct {
+    uint64_t base;       /* index with no king placed */
+    uint64_t radix_tk;   /* placements of their kings */
+    uint64_t men;        /* squares (0..N-1) of all men */
+} SliceMenRank;
+
+void slice_rank_men(const Slice *s, const Position *pos, SliceMenRank *r);
+
+/* The index of pos, whose side to move and men are those of the position r was made from. */
+uint64_t slice_rank_kings(const Slice *s, const SliceMenRank *r, const Position *pos);
 
 /* The position (White to move) at index i < s->size. */
 void slice_unrank(const Slice *s, uint64_t i, Position *pos);

@@ -346,10 +346,10 @@ static int read_at(DbProbe *p, ProbeSlice *s, const ChunkSet *c, int kind, uint6
 }
 
 /* The stored value of pos (White to move, no capture to make) in slice s. */
-static int stored_value(DbProbe *p, ProbeSlice *s, const Position *norm, bool dtw, DbValue *out, char *err,
+static int stored_value(DbProbe *p, ProbeSlice *s, const Position *pos, bool dtw, DbValue *out, char *err,
                         size_t errlen)
 {
-    uint64_t i = slice_rank(&s->slice, norm);
+    uint64_t i = slice_rank(&s->slice, pos);
     int w = s->st.constant_wdl;
     if (w < 0) {
         uint8_t b;
@@ -397,25 +397,20 @@ static int probe_successor(void *ctx, const Position *after, DbValue *out)
 
 static int probe_any(DbProbe *p, const Position *pos, bool dtw, DbValue *out, char *err, size_t errlen)
 {
-    Position norm;
-    if (pos->side == WHITE)
-        norm = *pos;
-    else
-        pos_flip(pos, variant_board(&p->v), &norm);
-    Material m = material_of(&norm);
+    Material m = material_of(pos);
     if (m.um + m.uk == 0) {
         *out = (DbValue){DB_LOSS, 0};
         return DAMAS_OK;
     }
-    if (db_dont_care(&p->v, &norm)) {
+    if (db_dont_care(&p->v, pos)) {
         ProbeCall call = {p, dtw, err, errlen};
-        return db_best_move_value(&p->v, &norm, probe_successor, &call, !dtw, out);
+        return db_best_move_value(&p->v, pos, probe_successor, &call, !dtw, out);
     }
     int rc;
     ProbeSlice *s = slice_of(p, m, &rc, err, errlen);
     if (!s)
         return rc;
-    return stored_value(p, s, &norm, dtw, out, err, errlen);
+    return stored_value(p, s, pos, dtw, out, err, errlen);
 }
 
 int probe_wdl(DbProbe *p, const Position *pos, int *wdl, char *err, size_t errlen)

@@ -112,12 +112,7 @@ DbTable *dbset_get(const DbSet *s, Material m)
 
 int dbset_value(const DbSet *s, const Position *pos, uint16_t *dtw)
 {
-    Position norm;
-    if (pos->side == WHITE)
-        norm = *pos;
-    else
-        pos_flip(pos, variant_board(&s->variant), &norm);
-    Material m = material_of(&norm);
+    Material m = material_of(pos);
     if (m.um + m.uk == 0) {
         *dtw = 0;
         return DB_LOSS;
@@ -125,7 +120,7 @@ int dbset_value(const DbSet *s, const Position *pos, uint16_t *dtw)
     const DbTable *t = dbset_get(s, m);
     if (!t)
         return -1;
-    uint64_t i = slice_rank(&t->slice, &norm);
+    uint64_t i = slice_rank(&t->slice, pos);
     *dtw = t->dtw[i];
     return t->wdl[i];
 }

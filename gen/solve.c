@@ -130,19 +130,14 @@ typedef struct {
 /* Locates in the solved tables the position after an exit; false if its table is missing. */
 static bool locate(const Solver *s, const Position *after, Lookup *l)
 {
-    Position norm;
-    if (after->side == WHITE)
-        norm = *after;
-    else
-        pos_flip(after, variant_board(s->v), &norm);
-    Material m = material_of(&norm);
+    Material m = material_of(after);
     l->t = NULL;
     if (m.um + m.uk == 0)
         return true;
     l->t = dbset_get(s->solved, m);
     if (!l->t)
         return false;
-    l->index = slice_rank(&l->t->slice, &norm);
+    l->index = slice_rank(&l->t->slice, after);
     __builtin_prefetch(&l->t->wdl[l->index]);
     __builtin_prefetch(&l->t->dtw[l->index]);
     return true;
@@ -160,18 +155,14 @@ static void init_block(Solver *s, int part, uint64_t first, uint64_t end, Block 
             slice_walk_next(&s->slice[part], &walk);
         const Position pos = walk.pos;
         MoveList *list = &b->list;
-        e->moves = movegen_moves(&pos, s->v, list);
-        e->inside = 0;
+        e->inside = movegen_exits(&pos, s->v, list);
+        e->moves = e->inside + list->count;
         e->best_win = INT_MAX;
         e->max_loss = -1;
         e->draw = false;
         e->must_capture = !optional && list->count > 0 && list->moves[0].captured;
         for (int k = 0; k < list->count; k++) {
             const Move *m = &list->moves[k];
-            if (!m->captured && !(m->flags & MOVE_PROMOTES)) {
-                e->inside++;
-                continue;
-            }
             Position after = pos;
             Undo u;
             pos_make(&after, m, &u);
@@ -262,10 +253,17 @@ static void propagate(Solver *s, uint64_t item, int level)
     /* All predecessors' indices first, prefetching their words: in a unit larger than the
      * caches every update is a random access, and this overlaps the misses. */
     uint64_t idx[MOVELIST_MAX];
+    /* A king's un-move keeps the men: their part of the index is ranked once. */
+    Position frame = after;
+    frame.side ^= 1;
+    SliceMenRank men = {0};
+    if (frame.pieces[frame.side] & frame.kings)
+        slice_rank_men(&s->slice[pp], &frame, &men);
     for (int k = 0; k < un.count; k++) {
         Position before;
         movegen_unmake(&after, &un.moves[k], &before);
-        idx[k] = slice_rank(&s->slice[pp], &before);
+        idx[k] = (after.kings >> un.moves[k].to & 1) ? slice_rank_kings(&s->slice[pp], &men, &before)
+                                                      : slice_rank(&s->slice[pp], &before);
         __builtin_prefetch(&ws[idx[k]], 1);
     }
     for (int k = 0; k < un.count; k++) {

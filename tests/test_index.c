@@ -30,6 +30,9 @@ static void check_slice_exhaustively(Material m, int board)
         cr_assert_eq(pos_men(&pos, WHITE) & b->row[0], 0, "our men never on our promotion row");
         cr_assert_eq(pos_men(&pos, BLACK) & b->row[b->size - 1], 0, "their men never on theirs");
         cr_assert_eq(slice_rank(&s, &pos), i, "index %llu does not round-trip", (unsigned long long)i);
+        Position turned;
+        pos_flip(&pos, b, &turned);
+        cr_assert_eq(slice_rank(&s, &turned), i, "index %llu with Black to move differs", (unsigned long long)i);
     }
 }
 
@@ -160,4 +163,39 @@ Test(index, material_names_round_trip)
     cr_assert(material_parse(name, &back) && material_equal(m, back));
     cr_assert(!material_parse("m2k1-m0k3x", &back));
     cr_assert(!material_parse("m9k9-m9k9", &back));
+}
+
+Test(index, ranking_the_men_once_then_the_kings_equals_the_full_rank)
+{
+    Material cases[] = {{1, 2, 1, 1}, {2, 1, 1, 2}, {0, 3, 1, 1}, {1, 1, 0, 2}};
+    for (int board = 8; board <= 10; board += 2)
+        for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+            Slice s;
+            cr_assert(slice_init(&s, cases[c], board));
+            const Board *b = board_get(board);
+            uint64_t step = s.size / 3000 + 1, checked = 0;
+            for (uint64_t i = 0; i < s.size; i += step) {
+                Position pos, turned;
+                slice_unrank(&s, i, &pos);
+                pos_flip(&pos, b, &turned);
+                for (int side = 0; side < 2; side++) {
+                    const Position *p = side ? &turned : &pos;
+                    SliceMenRank men;
+                    slice_rank_men(&s, p, &men);
+                    /* Every position with the same men and one of our kings moved elsewhere. */
+                    Bitboard ours = p->pieces[p->side] & p->kings;
+                    Bitboard empty = b->all & ~(p->pieces[0] | p->pieces[1]);
+                    for (Bitboard k = ours; k; k &= k - 1)
+                        for (Bitboard e = empty; e; e &= e - 1) {
+                            Position q = *p;
+                            Bitboard moved = (k & -k) | (e & -e);
+                            q.pieces[q.side] ^= moved;
+                            q.kings ^= moved;
+                            cr_assert_eq(slice_rank_kings(&s, &men, &q), slice_rank(&s, &q));
+                            checked++;
+                        }
+                }
+            }
+            cr_assert(checked > 1000);
+        }
 }

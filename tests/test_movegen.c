@@ -328,3 +328,49 @@ Test(movegen, count_equals_number_of_generated_moves)
             }
         }
 }
+
+/* ---- the generator's split of the moves ---- */
+
+/* movegen_exits lists exactly the captures and promotions of movegen_moves and counts the
+ * rest, on positions of random games (kings appear in the longer ones). */
+static void assert_exits_split_the_moves(const char *variant, bool optional)
+{
+    Variant v = test_variant(variant, optional);
+    Position pos[200];
+    int checked = 0, with_exits = 0, with_inside = 0;
+    for (int plies = 10; plies <= 150; plies += 35) {
+        int n = test_random_positions(&v, 7 + (uint64_t)plies, 200, plies, pos);
+        for (int i = 0; i < n; i++) {
+            MoveList all, out;
+            movegen_moves(&pos[i], &v, &all);
+            int inside = movegen_exits(&pos[i], &v, &out), expect_inside = 0, k = 0;
+            for (int j = 0; j < all.count; j++) {
+                const Move *m = &all.moves[j];
+                if (!m->captured && !(m->flags & MOVE_PROMOTES)) {
+                    expect_inside++;
+                    continue;
+                }
+                cr_assert(k < out.count, "%s: an exit is missing", variant);
+                const Move *e = &out.moves[k++];
+                cr_assert(e->from == m->from && e->to == m->to && e->captured == m->captured && e->flags == m->flags,
+                          "%s: exit %d differs", variant, k);
+            }
+            cr_assert_eq(k, out.count, "%s: an exit too many", variant);
+            cr_assert_eq(inside, expect_inside, "%s: other moves %d, expected %d", variant, inside, expect_inside);
+            checked++;
+            with_exits += out.count > 0;
+            with_inside += inside > 0;
+        }
+    }
+    cr_assert(checked > 500 && with_exits > 50 && with_inside > 50, "%s: %d positions, %d with exits", variant,
+              checked, with_exits);
+}
+
+Test(movegen, exits_are_the_captures_and_promotions_and_the_rest_are_counted)
+{
+    const char *variants[] = {"brazilian", "russian", "spanish", "czech", "italian", "american", "international"};
+    for (size_t i = 0; i < sizeof variants / sizeof variants[0]; i++)
+        assert_exits_split_the_moves(variants[i], false);
+    assert_exits_split_the_moves("russian", true);
+    assert_exits_split_the_moves("italian", true);
+}
