@@ -104,7 +104,7 @@ static void *schedule(void *arg)
     for (int u = 0; u < s->n; u++) {
         if (store_unit_exists(s->dir, s->units[u])) {
             state[u] = 'd';
-            report_done(s, u, true, 0);
+            report_done(s, u, &(GenUnitTimes){.skipped = true}, 0);
         }
     }
     while (stopped < s->ranks) {
