@@ -100,16 +100,15 @@ void gen_plan(const Material *units, int n, const bool *on_disk, int board, GenP
     }
 }
 
-/* Refuses a build needing `need` bytes more than this machine has. */
-static int memory_fits(const Variant *v, int pieces, uint64_t need, int ranks, char *err, size_t errlen)
+/* Refuses a build needing `need` bytes more than this machine has; `how` tells why so much. */
+static int memory_fits(const Variant *v, int pieces, uint64_t need, const char *how, char *err, size_t errlen)
 {
     uint64_t have = (uint64_t)sysconf(_SC_PHYS_PAGES) * (uint64_t)sysconf(_SC_PAGE_SIZE);
     if (need > have) {
         snprintf(err, errlen,
                  "%s up to %d pieces needs about %.1f GiB of memory with this generator%s; this machine has "
                  "%.1f GiB",
-                 v->name, pieces, (double)need / (1 << 30),
-                 ranks > 1 ? " (in each process: every table it has used)" : "", (double)have / (1 << 30));
+                 v->name, pieces, (double)need / (1 << 30), how, (double)have / (1 << 30));
         return DAMAS_ERR_RANGE;
     }
     return DAMAS_OK;
@@ -119,13 +118,6 @@ int gen_check_memory(const Variant *v, int pieces, int ranks, char *err, size_t 
 {
     Material units[DB_MAX_MATERIALS];
     int n = gen_units(pieces, v->rules.board_size, units);
-    if (ranks == 1) {
-        /* One process, from scratch: what gen_run keeps. */
-        static const bool none[DB_MAX_MATERIALS];
-        GenPlan plan;
-        gen_plan(units, n, none, v->rules.board_size, &plan);
-        return memory_fits(v, pieces, plan.peak_bytes, 1, err, errlen);
-    }
     /* A rank keeps every unit it has needed: in the worst case, all. */
     uint64_t largest = 0, positions = 0;
     for (int u = 0; u < n; u++) {
@@ -133,8 +125,8 @@ int gen_check_memory(const Variant *v, int pieces, int ranks, char *err, size_t 
         positions += size;
         largest = size > largest ? size : largest;
     }
-    return memory_fits(v, pieces, (KEPT_BYTES * positions + SOLVING_BYTES * largest) * (uint64_t)ranks, ranks, err,
-                       errlen);
+    return memory_fits(v, pieces, (KEPT_BYTES * positions + SOLVING_BYTES * largest) * (uint64_t)ranks,
+                       " (each MPI rank keeps every table it has used)", err, errlen);
 }
 
 int gen_unit(DbSet *set, Material m, const char *dir, int threads, GenUnitTimes *times, char *err, size_t errlen)
@@ -173,9 +165,6 @@ int gen_run(const Variant *v, int pieces, const char *dir, int threads, const Ge
 {
     Material units[DB_MAX_MATERIALS];
     int n = gen_units(pieces, v->rules.board_size, units);
-    int rc = store_manifest(dir, v, true, err, errlen);
-    if (rc != DAMAS_OK)
-        return rc;
     GenPlan *plan = malloc(sizeof *plan);
     DbSet *set = malloc(sizeof *set);
     if (!plan || !set) {
@@ -191,7 +180,10 @@ int gen_run(const Variant *v, int pieces, const char *dir, int threads, const Ge
         total += gen_unit_size(units[u], v->rules.board_size);
     }
     gen_plan(units, n, on_disk, v->rules.board_size, plan);
-    rc = memory_fits(v, pieces, plan->peak_bytes, 1, err, errlen);
+    /* A build that cannot fit leaves no directory behind. */
+    int rc = memory_fits(v, pieces, plan->peak_bytes, "", err, errlen);
+    if (rc == DAMAS_OK)
+        rc = store_manifest(dir, v, true, err, errlen);
     dbset_init(set, v);
     for (int u = 0; u < n && rc == DAMAS_OK; u++) {
         char name[DB_NAME_MAX];

@@ -60,8 +60,9 @@ typedef struct {
 /* The plan for building the n units (gen_units order) of which those marked on_disk exist. */
 void gen_plan(const Material *units, int n, const bool *on_disk, int board, GenPlan *plan);
 
-/* Refuses (DAMAS_ERR_RANGE, with the figures) a build that would not fit in this machine's
- * memory with `ranks` generator processes on it. */
+/* Refuses (DAMAS_ERR_RANGE, with the figures) an MPI build that would not fit in this
+ * machine's memory with `ranks` ranks on it, each keeping every table it loads. (gen_run
+ * checks its own plan's peak.) */
 int gen_check_memory(const Variant *v, int pieces, int ranks, char *err, size_t errlen);
 
 /* One unit: loaded into set if complete in dir (times->skipped), else solved from the units it needs
