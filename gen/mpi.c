@@ -3,8 +3,9 @@
  * Rank 0 runs a scheduler thread beside its own worker: every worker (rank 0's main thread
  * included) asks the scheduler for a unit, reporting the one it finished; the scheduler hands
  * out units in dependency order once every unit they need is on disk, or tells the worker to
- * stop when none is left. A worker loads the units it needs from the shared directory (each
- * once), solves its unit with OpenMP threads and writes it atomically. Each unit is handed to
+ * stop when none is left. A worker loads the units it needs from the shared directory, keeps
+ * them while a unit not yet on disk needs them, solves its unit with OpenMP threads and writes
+ * it atomically. Each unit is handed to
  * exactly one worker, so no file is written twice; units complete on disk are never handed
  * out, so a relaunch finishes only the missing ones.
  *
@@ -153,7 +154,7 @@ static void *schedule(void *arg)
 static int work(const Variant *v, const char *dir, int threads, int pieces, char *err, size_t errlen)
 {
     Material units[DB_MAX_MATERIALS];
-    gen_units(pieces, v->rules.board_size, units);
+    int n = gen_units(pieces, v->rules.board_size, units);
     bool loaded[DB_MAX_MATERIALS] = {false};
     DbSet *set = malloc(sizeof *set);
     if (!set) {
@@ -192,6 +193,20 @@ static int work(const Variant *v, const char *dir, int threads, int pieces, char
             break;
         loaded[unit] = true;
         rep = (Report){unit, times, gen_now() - t0};
+        /* Drop what no unit left to solve needs: every unit that needs it is on disk (a
+         * unit given out later reloads what it needs). */
+        bool on_disk[DB_MAX_MATERIALS];
+        for (int u = 0; u < n; u++)
+            on_disk[u] = store_unit_exists(dir, units[u]);
+        for (int d = 0; d < n; d++) {
+            bool needed = false;
+            for (int u = d + 1; loaded[d] && u < n && !needed; u++)
+                needed = !on_disk[u] && gen_unit_needs(units[u], units[d]);
+            if (loaded[d] && !needed) {
+                dbset_drop(set, units[d]);
+                loaded[d] = false;
+            }
+        }
     }
     dbset_free(set);
     free(set);
