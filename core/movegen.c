@@ -309,32 +309,31 @@ INLINE void gen_quiet(const Position *pos, const Rules *r, Geo g, MoveList *list
     list->count = (int)(m - list->moves);
 }
 
-INLINE int generate(const Position *pos, const Rules *r, int W, MergeRule merge, MoveList *list)
+/* Empties list and puts the legal captures in it; true if they are the only legal moves. */
+INLINE bool captures_only(const Position *pos, const Rules *r, Geo g, MergeRule merge, MoveList *list)
 {
-    Geo g = geo_make(W, pos->side);
     list->count = 0;
     list->overflow = false;
     Bitboard from = capturers(pos, r, g);
-    if (from) {
-        gen_captures(pos, r, g, from, merge, list);
-        if (!r->optional_capture)
-            return list->count;
-    }
-    gen_quiet(pos, r, g, list);
+    if (!from)
+        return false;
+    gen_captures(pos, r, g, from, merge, list);
+    return !r->optional_capture;
+}
+
+INLINE int generate(const Position *pos, const Rules *r, int W, MergeRule merge, MoveList *list)
+{
+    Geo g = geo_make(W, pos->side);
+    if (!captures_only(pos, r, g, merge, list))
+        gen_quiet(pos, r, g, list);
     return list->count;
 }
 
 INLINE int exits(const Position *pos, const Rules *r, int W, MoveList *list)
 {
     Geo g = geo_make(W, pos->side);
-    list->count = 0;
-    list->overflow = false;
-    Bitboard from = capturers(pos, r, g);
-    if (from) {
-        gen_captures(pos, r, g, from, MERGE_CAPTURED_SET, list);
-        if (!r->optional_capture)
-            return 0;
-    }
+    if (captures_only(pos, r, g, MERGE_CAPTURED_SET, list))
+        return 0;
     Bitboard empty = ~(pos->pieces[0] | pos->pieces[1]) & g.all;
     Bitboard men = pos->pieces[pos->side] & ~pos->kings;
     int promotions = 0;
