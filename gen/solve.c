@@ -232,7 +232,9 @@ static void propagate(Solver *s, uint64_t item, int level)
     uint64_t i = ITEM_INDEX(item);
     uint32_t *own = &s->w[part][i];
     if (ITEM_CAND(item)) {
-        /* A win through an exit, unless a shorter one inside came first. */
+        /* A win through an exit, unless a shorter one inside came at an earlier level. Wins
+         * are decided at odd levels and losses at even ones, so no win through a lost
+         * successor can race this one at the same level. */
         uint32_t w = __atomic_load_n(own, __ATOMIC_RELAXED);
         do
             if (W_STATE(w) != UNDECIDED)
