@@ -254,8 +254,9 @@ void slice_unrank(const Slice *s, uint64_t index, Position *pos)
 void slice_walk_start(const Slice *s, uint64_t i, SliceWalk *w)
 {
     w->index = i;
-    digits_of(s, i, &w->block, w->set);
-    const SliceBlock *blk = &s->blocks[w->block];
+    int block;
+    digits_of(s, i, &block, w->set);
+    const SliceBlock *blk = &s->blocks[block];
     /* The squares each digit's set ranges over. */
     int bu = s->m.um - blk->c;
     int space[SLICE_DIGITS + 1] = {s->free - s->m.uk, s->free, s->B - bu, s->B, s->W, s->W};

@@ -72,7 +72,6 @@ void slice_unrank(const Slice *s, uint64_t i, Position *pos);
 typedef struct {
     uint64_t index;
     Position pos;
-    int block;
     uint64_t set[SLICE_DIGITS + 1];     /* per digit, the compact set it ranks */
     uint64_t limit[SLICE_DIGITS + 1];   /* per digit, 1 << the squares the set ranges over */
 } SliceWalk;
