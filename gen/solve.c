@@ -351,11 +351,12 @@ int unit_solve(const DbSet *solved, Material m, int threads, DbTable **out, int 
             Lookup *lookups = malloc((size_t)BLOCK * MOVELIST_MAX * sizeof *lookups);
             if (!b || !lookups)
                 s.failed = true;
+            else
+                b->lookups = lookups;
 #pragma omp for schedule(dynamic, 16)
             for (uint64_t k = 0; k < blocks; k++) {
                 if (s.failed)
                     continue;
-                b->lookups = lookups;
                 uint64_t first = k * BLOCK, end = first + BLOCK < size ? first + BLOCK : size;
                 init_block(&s, p, first, end, b);
             }
