@@ -9,6 +9,10 @@
 
 enum { BOUND_UPPER = 1, BOUND_LOWER = 2, BOUND_EXACT = 3 };
 
+/* The evaluation cache: 2^16 entries of 8 bytes, small enough to stay in the L2 cache. */
+enum { EVAL_CACHE_BITS = 16 };
+_Static_assert(EVAL_CACHE_BITS >= 16, "the low 16 bits of an entry hold the score, not hash bits");
+
 typedef struct {
     uint64_t key;
     Move move;
@@ -24,6 +28,7 @@ struct Search {
     int db_pieces;
     TTEntry *tt;
     uint64_t tt_mask;
+    uint64_t evals[1 << EVAL_CACHE_BITS];   /* hash's high bits | evaluation, 0 when empty */
     int history[64][64];
     Move killer[SEARCH_MAX_PLY][2];
     MoveList lists[SEARCH_MAX_PLY + 1];
@@ -83,6 +88,7 @@ void search_clear(Search *s)
     memset(s->tt, 0, (s->tt_mask + 1) * sizeof *s->tt);
     memset(s->history, 0, sizeof s->history);
     memset(s->killer, 0, sizeof s->killer);
+    memset(s->evals, 0, sizeof s->evals);
 }
 
 void search_stop(Search *s)
@@ -125,6 +131,20 @@ static bool limits_reached(Search *s)
     return __atomic_load_n(&s->stop, __ATOMIC_RELAXED);
 }
 
+/* eval_position, remembered: an entry holds the hash's bits above the index and the score in
+ * its low 16 bits, so a hit is exact unless two positions share 48 hash bits. */
+static int evaluate(Search *s, const Position *pos)
+{
+    uint64_t *e = &s->evals[pos->hash & ((1u << EVAL_CACHE_BITS) - 1)];
+    uint64_t tag = pos->hash & ~(uint64_t)0xffff;
+    if ((*e & ~(uint64_t)0xffff) == tag && tag)
+        return (int16_t)(*e & 0xffff);
+    int score = eval_position(s->w, s->v, pos);
+    if (score == (int16_t)score && tag)   /* (a score beyond 16 bits, or tag 0, goes uncached) */
+        *e = tag | (uint16_t)score;
+    return score;
+}
+
 static int move_order_score(const Search *s, const Move *m, const Move *tt_move, int ply)
 {
     if (tt_move && same_move(m, tt_move))
@@ -152,14 +172,14 @@ static int negamax(Search *s, Position *pos, int alpha, int beta, int depth, int
         if (movegen_count(pos, s->v, MERGE_CAPTURED_SET) == 0)
             return -(SEARCH_WIN - ply);
         if (!s->db || pos_count(pos->pieces[0] | pos->pieces[1]) > s->db_pieces)
-            return eval_position(s->w, s->v, pos);
+            return evaluate(s, pos);
     }
     MoveList *list = &s->lists[ply];
     int n = movegen_moves(pos, s->v, list);
     if (n == 0)
         return -(SEARCH_WIN - ply);
     if (ply >= SEARCH_MAX_PLY - 1)
-        return eval_position(s->w, s->v, pos);
+        return evaluate(s, pos);
     bool capture = list->moves[0].captured != 0;
     if (ply > 0 && s->db && !capture && pos_count(pos->pieces[0] | pos->pieces[1]) <= s->db_pieces) {
         DbValue v;
@@ -169,7 +189,7 @@ static int negamax(Search *s, Position *pos, int alpha, int beta, int depth, int
         }
     }
     if (depth <= 0 && !capture)
-        return eval_position(s->w, s->v, pos);
+        return evaluate(s, pos);
     TTEntry *e = &s->tt[pos->hash & s->tt_mask];
     const Move *tt_move = NULL;
     if (e->key == pos->hash) {
