@@ -1,6 +1,6 @@
 /* Probe speed and compression of a built database (scripts/bench-probe.sh).
  *
- * usage: build/rel/probe-bench DIR [POSITIONS] [RAW_DIR]
+ * usage: build/rel/probe-bench DIR [POSITIONS] [RAW_DIR] [--no-table]
  * Draws POSITIONS (default 1,000,000) positions uniformly from every position of the database
  * and probes them through db/probe.h: win/draw/loss only (what a search reads) and with the
  * distance, on 1 thread and on all, with a warm cache (a second pass over the same positions,
@@ -9,7 +9,8 @@
  * Then the compression table per piece count: stored bytes of the win/draw/loss values and
  * of the distances, and for comparison LZ4 (fast, 64 KiB blocks) on the raw 2-bit values
  * without don't-care filling. With RAW_DIR, writes those raw 2-bit values per piece count to
- * RAW_DIR/raw-<n>.bin for the script to compress with xz -9. */
+ * RAW_DIR/raw-<n>.bin for the script to compress with xz -9. --no-table: the probes only
+ * (the table loads every table into memory first). */
 #include <lz4.h>
 #include <omp.h>
 #include <stdio.h>
@@ -60,9 +61,11 @@ static double run(DbProbe *p, const Position *pos, size_t n, int threads, bool d
 int main(int argc, char **argv)
 {
     if (argc < 2) {
-        fprintf(stderr, "usage: %s DIR [POSITIONS] [RAW_DIR]\n", argv[0]);
+        fprintf(stderr, "usage: %s DIR [POSITIONS] [RAW_DIR] [--no-table] [--no-table]\n", argv[0]);
         return 2;
     }
+    bool no_table = !strcmp(argv[argc - 1], "--no-table");
+    argc -= no_table;
     const char *dir = argv[1], *raw_dir = argc > 3 ? argv[3] : NULL;
     size_t n = argc > 2 ? strtoull(argv[2], NULL, 10) : 1000000;
     char err[1024];
@@ -72,32 +75,28 @@ int main(int argc, char **argv)
         fprintf(stderr, "error: %s\n", set ? err : "out of memory");
         return 1;
     }
-    dbset_init(set, &v);
-    int slices;
-    /* The values too: the compression table compares against the raw values. */
-    if (gen_load_all(dir, set, true, &slices, err, sizeof err) != DAMAS_OK) {
-        fprintf(stderr, "error: %s\n", err);
-        return 1;
-    }
-    const DbTable *tables[DB_MAX_MATERIALS * 2];
-    int nt = 0;
+    /* Positions drawn from the slices' sizes alone: no table is loaded for the probes. */
+    Material materials[DB_MAX_MATERIALS];
+    Slice *slices = malloc(DB_MAX_MATERIALS * sizeof *slices);
+    int ns = 0, nm = material_all(DB_MAX_PIECES, v.rules.board_size, materials);
     uint64_t total = 0;
-    const DbTable *t;
-    for (size_t k = 0; (t = dbset_next(set, &k));) {
-        tables[nt++] = t;
-        total += t->slice.size;
+    for (int i = 0; i < nm; i++) {
+        if (store_unit_exists(dir, materials[i])) {
+            slice_init(&slices[ns], materials[i], v.rules.board_size);
+            total += slices[ns++].size;
+        }
     }
     Position *pos = malloc(n * sizeof *pos);
     uint64_t seed = 2026;
     for (size_t i = 0; i < n; i++) {
         uint64_t r = next(&seed) % total;
         int j = 0;
-        while (r >= tables[j]->slice.size)
-            r -= tables[j++]->slice.size;
-        slice_unrank(&tables[j]->slice, r, &pos[i]);
+        while (r >= slices[j].size)
+            r -= slices[j++].size;
+        slice_unrank(&slices[j], r, &pos[i]);
     }
     int cores = omp_get_num_procs();
-    printf("%s: %d slices, %llu positions; %zu random positions probed\n", v.name, nt, (unsigned long long)total, n);
+    printf("%s: %d slices, %llu positions; %zu random positions probed\n", v.name, ns, (unsigned long long)total, n);
     printf("%-28s %8s %14s %12s\n", "probe", "threads", "probes/s", "us/probe");
     for (int dtw = 0; dtw <= 1; dtw++) {
         for (int cold = 0; cold <= 1; cold++) {
@@ -120,6 +119,22 @@ int main(int argc, char **argv)
             }
         }
     }
+    free(pos);
+    free(slices);
+    if (no_table)
+        return 0;
+    dbset_init(set, &v);
+    int loaded;
+    /* The values too: the compression table compares against the raw values. */
+    if (gen_load_all(dir, set, true, &loaded, err, sizeof err) != DAMAS_OK) {
+        fprintf(stderr, "error: %s\n", err);
+        return 1;
+    }
+    const DbTable *tables[DB_MAX_MATERIALS * 2];
+    int nt = 0;
+    const DbTable *t;
+    for (size_t k = 0; (t = dbset_next(set, &k));)
+        tables[nt++] = t;
     printf("\n%-7s %14s %12s %10s %12s %10s %14s %10s\n", "pieces", "positions", "wdl bytes", "pos/byte", "dtw bytes",
            "pos/byte", "raw 2-bit lz4", "pos/byte");
     uint64_t sum[4] = {0};
@@ -167,7 +182,6 @@ int main(int argc, char **argv)
     printf("%-7s %14llu %12llu %10.1f %12llu %10.1f %14llu %10.1f\n", "all", (unsigned long long)sum[0],
            (unsigned long long)sum[1], (double)sum[0] / (double)sum[1], (unsigned long long)sum[2],
            (double)sum[0] / (double)sum[2], (unsigned long long)sum[3], (double)sum[0] / (double)sum[3]);
-    free(pos);
     dbset_free(set);
     free(set);
     return 0;
