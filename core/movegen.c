@@ -13,6 +13,7 @@
  * in each specialisation (4 for 8x8, 5 for 10x10). */
 typedef struct {
     Bitboard all;
+    int w;               /* W: a step is -(W+1), -W, W or W+1 */
     int fwd[2];          /* forward steps of the side to move's men */
     int back[2];
     Bitboard far_row;    /* where the side to move's men are crowned */
@@ -22,6 +23,7 @@ INLINE Geo geo_make(int W, int side)
 {
     Geo g;
     g.all = W == 4 ? ALL8 : ALL10;
+    g.w = W;
     int bits = W == 4 ? 35 : 54;
     int up[2] = {-(W + 1), -W}, down[2] = {W, W + 1};
     for (int i = 0; i < 2; i++) {
@@ -46,6 +48,33 @@ INLINE Bitboard shift(const Geo *g, Bitboard b, int d)
 INLINE bool on(Bitboard set, int s)
 {
     return (unsigned)s < 64 && ((set >> s) & 1);
+}
+
+/* rays[W - 4][sq][k]: the squares beyond sq, to the board's edge, in direction k = 0..3 (steps
+ * -(W+1), -W, W, W+1), so that a flying king finds the first piece on a ray with one bit scan. */
+static Bitboard rays[2][64][4];
+
+__attribute__((constructor)) static void rays_init(void)
+{
+    for (int W = 4; W <= 5; W++) {
+        Bitboard all = W == 4 ? ALL8 : ALL10;
+        int steps[4] = {-(W + 1), -W, W, W + 1};
+        for (int sq = 0; sq < 64; sq++)
+            for (int k = 0; k < 4; k++)
+                for (int s = sq + steps[k]; on(all, sq) && on(all, s); s += steps[k])
+                    rays[W - 4][sq][k] |= 1ull << s;
+    }
+}
+
+/* The first square at or beyond sq + d, along d, that is not in `empty` (a piece, or off the
+ * board: then 64 or more). */
+INLINE int first_stop(const Geo *g, int sq, int d, Bitboard empty)
+{
+    int k = d < 0 ? (d == -g->w ? 1 : 0) : (d == g->w ? 2 : 3);
+    Bitboard stops = rays[g->w - 4][sq][k] & ~empty;
+    if (!stops)
+        return 64;
+    return d > 0 ? __builtin_ctzll(stops) : 63 - __builtin_clzll(stops);
 }
 
 /* ---- capture sequences ---- */
@@ -139,10 +168,7 @@ static bool king_continue(Cap *c, int sq, Seq s, bool promoted)
     bool any = false;
     for (int i = 0; i < 4; i++) {
         int d = step(&c->g, i);
-        int v = sq + d;
-        if (flying)
-            while (on(empty, v))
-                v += d;
+        int v = flying ? first_stop(&c->g, sq, d, empty) : sq + d;
         /* The first piece on the ray must be an enemy not yet taken: a taken one blocks. */
         if (!on(c->them & ~s.taken, v) || !on(empty, v + d))
             continue;
