@@ -116,7 +116,7 @@ static inline uint64_t rank_set(uint64_t set)
 static uint64_t unrank_set(uint64_t r, int k)
 {
     uint64_t set = 0;
-    for (int i = k; i >= 1; i--) {
+    for (int i = k; i >= 2; i--) {
         /* The largest x with C(x, i) <= r, by a branch-free binary search. */
         const uint64_t *c = by_k[i];
         int x = i - 1;
@@ -125,7 +125,8 @@ static uint64_t unrank_set(uint64_t r, int k)
         r -= c[x];
         set |= 1ull << x;
     }
-    return set;
+    /* The last element needs no search: C(x, 1) = x. */
+    return k >= 1 ? set | 1ull << r : set;
 }
 
 /* The bits of x at the positions set in mask, packed to the bottom (pext), and back (pdep). */
