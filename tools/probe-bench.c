@@ -61,7 +61,7 @@ static double run(DbProbe *p, const Position *pos, size_t n, int threads, bool d
 int main(int argc, char **argv)
 {
     if (argc < 2) {
-        fprintf(stderr, "usage: %s DIR [POSITIONS] [RAW_DIR] [--no-table] [--no-table]\n", argv[0]);
+        fprintf(stderr, "usage: %s DIR [POSITIONS] [RAW_DIR] [--no-table]\n", argv[0]);
         return 2;
     }
     bool no_table = !strcmp(argv[argc - 1], "--no-table");
@@ -78,6 +78,10 @@ int main(int argc, char **argv)
     /* Positions drawn from the slices' sizes alone: no table is loaded for the probes. */
     Material materials[DB_MAX_MATERIALS];
     Slice *slices = malloc(DB_MAX_MATERIALS * sizeof *slices);
+    if (!slices) {
+        fprintf(stderr, "error: out of memory\n");
+        return 1;
+    }
     int ns = 0, nm = material_all(DB_MAX_PIECES, v.rules.board_size, materials);
     uint64_t total = 0;
     for (int i = 0; i < nm; i++) {
@@ -87,6 +91,10 @@ int main(int argc, char **argv)
         }
     }
     Position *pos = malloc(n * sizeof *pos);
+    if (!pos || total == 0) {
+        fprintf(stderr, "error: %s\n", pos ? "the database holds no unit yet" : "out of memory");
+        return 1;
+    }
     uint64_t seed = 2026;
     for (size_t i = 0; i < n; i++) {
         uint64_t r = next(&seed) % total;
@@ -121,8 +129,10 @@ int main(int argc, char **argv)
     }
     free(pos);
     free(slices);
-    if (no_table)
+    if (no_table) {
+        free(set);
         return 0;
+    }
     dbset_init(set, &v);
     int loaded;
     /* The values too: the compression table compares against the raw values. */
