@@ -60,12 +60,12 @@ static double run(DbProbe *p, const Position *pos, size_t n, int threads, bool d
 
 int main(int argc, char **argv)
 {
+    bool no_table = argc > 1 && !strcmp(argv[argc - 1], "--no-table");
+    argc -= no_table;
     if (argc < 2) {
         fprintf(stderr, "usage: %s DIR [POSITIONS] [RAW_DIR] [--no-table]\n", argv[0]);
         return 2;
     }
-    bool no_table = !strcmp(argv[argc - 1], "--no-table");
-    argc -= no_table;
     const char *dir = argv[1], *raw_dir = argc > 3 ? argv[3] : NULL;
     size_t n = argc > 2 ? strtoull(argv[2], NULL, 10) : 1000000;
     char err[1024];
