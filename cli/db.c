@@ -9,13 +9,15 @@
 #include "cli.h"
 
 static const char gen_help[] =
-    "usage: damas gen --variant V [--optional-capture] --pieces N --out DIR [--threads T]\n"
+    "usage: damas gen --variant V [--optional-capture] --pieces N --out DIR [--threads T] [--split]\n"
     "\n"
     "Builds the endgame database of every slice with at most N pieces (at least one a side) by\n"
     "retrograde analysis: win/draw/loss and distance to win in plies, one HDF5 file per unit in DIR.\n"
     "Units already complete in DIR are kept; a killed run loses at most the unit in progress.\n"
     "Built with `make MPI=1`, `mpirun -np R damas gen ...` shares the units among R processes.\n"
-    "  --threads T   OpenMP threads (default: all cores)\n";
+    "  --threads T   OpenMP threads (default: all cores)\n"
+    "  --split       (MPI build) the R processes solve each unit together, each holding the\n"
+    "                working state of 1/R of its positions: for units too big for one node\n";
 
 static const char verify_help[] =
     "usage: damas verify [--variant V [--optional-capture]] --db DIR [--threads T]\n"
@@ -71,7 +73,7 @@ static int threads_default(void)
 int cmd_gen(int argc, char **argv)
 {
     const char *variant = NULL, *out = NULL, *value;
-    bool optional = false;
+    bool optional = false, split = false;
     uint64_t pieces = 0, threads = (uint64_t)threads_default();
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
@@ -89,6 +91,8 @@ int cmd_gen(int argc, char **argv)
                 return CLI_USAGE;
         } else if (!strcmp(argv[i], "--optional-capture")) {
             optional = true;
+        } else if (!strcmp(argv[i], "--split")) {
+            split = true;
         } else {
             return cli_error(CLI_USAGE, "unexpected argument '%s' (see damas gen --help)", argv[i]);
         }
@@ -105,11 +109,13 @@ int cmd_gen(int argc, char **argv)
     char err[1024];
 #ifdef DAMAS_MPI
     int rank = 0;
-    if (gen_run_mpi(&v, (int)pieces, out, (int)threads, &progress, &rank, err, sizeof err) != DAMAS_OK)
+    if (gen_run_mpi(&v, (int)pieces, out, (int)threads, split, &progress, &rank, err, sizeof err) != DAMAS_OK)
         return cli_error(CLI_FAIL, "%s", err);
     if (rank != 0)
         return CLI_OK;
 #else
+    if (split)
+        return cli_error(CLI_USAGE, "--split needs the MPI build (make MPI=1, then mpirun -np R damas gen ...)");
     if (gen_run(&v, (int)pieces, out, (int)threads, &progress, err, sizeof err) != DAMAS_OK)
         return cli_error(CLI_FAIL, "%s", err);
 #endif

@@ -62,10 +62,18 @@ uint64_t gen_unit_size(Material m, int board)
 }
 
 /* Bytes a table kept for lookups takes (value and distance), and the working state of the
- * unit being solved (value, distance, counter, don't-care flag and queue entry), a position. */
-enum { KEPT_BYTES = 3, SOLVING_BYTES = 13 };
+ * unit being solved (value, distance, counter, don't-care flag and queue entry), a position;
+ * SHARED_BYTES of it (the state word and the queue) divide among the ranks of a split, the
+ * finished tables do not. */
+enum { KEPT_BYTES = 3, SOLVING_BYTES = 13, SHARED_BYTES = 9 };
 
-void gen_plan(const Material *units, int n, const bool *on_disk, int board, GenPlan *plan)
+/* Bytes of working state for solving a unit of `size` positions split over `ranks`. */
+static uint64_t solving_bytes(uint64_t size, int ranks)
+{
+    return (SOLVING_BYTES - SHARED_BYTES) * size + SHARED_BYTES * size / (uint64_t)ranks;
+}
+
+void gen_plan(const Material *units, int n, const bool *on_disk, int board, int ranks, GenPlan *plan)
 {
     for (int d = 0; d < n; d++) {
         plan->load[d] = false;
@@ -89,7 +97,7 @@ void gen_plan(const Material *units, int n, const bool *on_disk, int board, GenP
         uint64_t size = gen_unit_size(units[u], board);
         if (plan->free_after[u] >= 0) {
             /* Loading unpacks beside the table, about as much again as solving's state. */
-            uint64_t working = (on_disk[u] ? KEPT_BYTES : SOLVING_BYTES) * size;
+            uint64_t working = on_disk[u] ? KEPT_BYTES * size : solving_bytes(size, ranks);
             if (kept + working + KEPT_BYTES * size > plan->peak_bytes)
                 plan->peak_bytes = kept + working + KEPT_BYTES * size;
             kept += KEPT_BYTES * size;
@@ -114,10 +122,25 @@ static int memory_fits(const Variant *v, int pieces, uint64_t need, const char *
     return DAMAS_OK;
 }
 
-int gen_check_memory(const Variant *v, int pieces, int ranks, char *err, size_t errlen)
+int gen_check_memory(const Variant *v, int pieces, int ranks, int node_ranks, bool split, const bool *on_disk,
+                     char *err, size_t errlen)
 {
     Material units[DB_MAX_MATERIALS];
     int n = gen_units(pieces, v->rules.board_size, units);
+    char how[96];
+    if (split) {
+        GenPlan *plan = malloc(sizeof *plan);
+        if (!plan) {
+            snprintf(err, errlen, "out of memory");
+            return DAMAS_ERR_RANGE;
+        }
+        gen_plan(units, n, on_disk, v->rules.board_size, ranks, plan);
+        uint64_t peak = plan->peak_bytes;
+        free(plan);
+        snprintf(how, sizeof how, " (%.1f GiB a rank, %d of the %d ranks on this machine)", (double)peak / (1 << 30),
+                 node_ranks, ranks);
+        return memory_fits(v, pieces, peak * (uint64_t)node_ranks, how, err, errlen);
+    }
     /* A rank keeps every unit it has needed: in the worst case, all. */
     uint64_t largest = 0, positions = 0;
     for (int u = 0; u < n; u++) {
@@ -125,20 +148,21 @@ int gen_check_memory(const Variant *v, int pieces, int ranks, char *err, size_t 
         positions += size;
         largest = size > largest ? size : largest;
     }
-    return memory_fits(v, pieces, (KEPT_BYTES * positions + SOLVING_BYTES * largest) * (uint64_t)ranks,
-                       " (each MPI rank keeps every table it has used)", err, errlen);
+    snprintf(how, sizeof how, " (each MPI rank keeps every table it has used), %d ranks on this machine", node_ranks);
+    return memory_fits(v, pieces, (KEPT_BYTES * positions + SOLVING_BYTES * largest) * (uint64_t)node_ranks, how,
+                       err, errlen);
 }
 
-int gen_unit(DbSet *set, Material m, const char *dir, int threads, GenUnitTimes *times, char *err, size_t errlen)
+/* Solves unit m from the tables in set, writes it to dir (with a split: rank 0 writes) and
+ * adds its tables to set. */
+static int solve_unit(DbSet *set, Material m, const char *dir, int threads, SolveSplit *split, GenUnitTimes *times,
+                      char *err, size_t errlen)
 {
-    *times = (GenUnitTimes){.skipped = store_unit_exists(dir, m)};
-    if (times->skipped)
-        return store_load_unit(dir, m, true, set, err, errlen);
     DbTable *out[2];
     int nout = 0;
-    int rc = unit_solve(set, m, threads, out, &nout, &times->solve, err, errlen);
+    int rc = unit_solve_split(set, m, threads, split, out, &nout, &times->solve, err, errlen);
     double t0 = gen_now();
-    if (rc == DAMAS_OK)
+    if (rc == DAMAS_OK && (!split || split->rank == 0))
         rc = store_write_unit(dir, &set->variant, out, nout, err, errlen);
     times->write = gen_now() - t0;
     for (int i = 0; i < nout; i++) {
@@ -153,6 +177,14 @@ int gen_unit(DbSet *set, Material m, const char *dir, int threads, GenUnitTimes 
     return rc;
 }
 
+int gen_unit(DbSet *set, Material m, const char *dir, int threads, GenUnitTimes *times, char *err, size_t errlen)
+{
+    *times = (GenUnitTimes){.skipped = store_unit_exists(dir, m)};
+    if (times->skipped)
+        return store_load_unit(dir, m, true, set, err, errlen);
+    return solve_unit(set, m, dir, threads, NULL, times, err, errlen);
+}
+
 double gen_now(void)
 {
     struct timespec ts;
@@ -162,6 +194,12 @@ double gen_now(void)
 
 int gen_run(const Variant *v, int pieces, const char *dir, int threads, const GenProgress *progress, char *err,
             size_t errlen)
+{
+    return gen_run_split(v, pieces, dir, threads, NULL, progress, err, errlen);
+}
+
+int gen_run_split(const Variant *v, int pieces, const char *dir, int threads, SolveSplit *split,
+                  const GenProgress *progress, char *err, size_t errlen)
 {
     Material units[DB_MAX_MATERIALS];
     int n = gen_units(pieces, v->rules.board_size, units);
@@ -173,26 +211,36 @@ int gen_run(const Variant *v, int pieces, const char *dir, int threads, const Ge
         snprintf(err, errlen, "out of memory");
         return DAMAS_ERR_RANGE;
     }
-    bool on_disk[DB_MAX_MATERIALS];
+    bool on_disk[DB_MAX_MATERIALS] = {false};
     uint64_t total = 0, done = 0;
     for (int u = 0; u < n; u++) {
         on_disk[u] = store_unit_exists(dir, units[u]);
         total += gen_unit_size(units[u], v->rules.board_size);
     }
-    gen_plan(units, n, on_disk, v->rules.board_size, plan);
-    /* A build that cannot fit leaves no directory behind. */
-    int rc = memory_fits(v, pieces, plan->peak_bytes, "", err, errlen);
-    if (rc == DAMAS_OK)
+    int rc = DAMAS_OK;
+    /* The ranks of a split solve the same units: rank 0's view of the directory. */
+    if (split && !split->broadcast(split->ctx, on_disk, sizeof on_disk, 0)) {
+        snprintf(err, errlen, "the ranks could not agree on the units on disk");
+        rc = DAMAS_ERR_RANGE;
+    }
+    gen_plan(units, n, on_disk, v->rules.board_size, split ? split->ranks : 1, plan);
+    /* A build that cannot fit leaves no directory behind. (With a split, gen_run_mpi has
+     * checked the memory and the directory.) */
+    if (rc == DAMAS_OK && !split)
+        rc = memory_fits(v, pieces, plan->peak_bytes, "", err, errlen);
+    if (rc == DAMAS_OK && !split)
         rc = store_manifest(dir, v, true, err, errlen);
     dbset_init(set, v);
     for (int u = 0; u < n && rc == DAMAS_OK; u++) {
         char name[DB_NAME_MAX];
         store_unit_name(units[u], name);
         double t0 = gen_now();
-        GenUnitTimes times = {.skipped = true};
+        GenUnitTimes times = {.skipped = on_disk[u]};
         /* A unit on disk that nothing left to solve needs is not read at all. */
-        if (!on_disk[u] || plan->load[u])
-            rc = gen_unit(set, units[u], dir, threads, &times, err, errlen);
+        if (!on_disk[u])
+            rc = solve_unit(set, units[u], dir, threads, split, &times, err, errlen);
+        else if (plan->load[u])
+            rc = store_load_unit(dir, units[u], true, set, err, errlen);
         for (int d = 0; d <= u; d++)
             if (plan->free_after[d] == u)
                 dbset_drop(set, units[d]);

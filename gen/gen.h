@@ -36,6 +36,13 @@ typedef struct {
 int gen_run(const Variant *v, int pieces, const char *dir, int threads, const GenProgress *progress, char *err,
             size_t errlen);
 
+/* gen_run with every unit solved together by the ranks of `split` (unit_solve_split; NULL:
+ * gen_run): all ranks hold the same tables, rank 0 writes the files. The caller has checked
+ * the memory (gen_check_memory) and the directory's manifest, on every rank; `progress`
+ * should be given on one rank only. */
+int gen_run_split(const Variant *v, int pieces, const char *dir, int threads, SolveSplit *split,
+                  const GenProgress *progress, char *err, size_t errlen);
+
 /* The canonical units (store_unit_name) of every slice with at most `pieces` pieces, in an
  * order in which each comes after the units it needs. Returns the count; units must hold
  * DB_MAX_MATERIALS. */
@@ -57,13 +64,16 @@ typedef struct {
     uint64_t peak_bytes;
 } GenPlan;
 
-/* The plan for building the n units (gen_units order) of which those marked on_disk exist. */
-void gen_plan(const Material *units, int n, const bool *on_disk, int board, GenPlan *plan);
+/* The plan for building the n units (gen_units order) of which those marked on_disk exist,
+ * each unit's solving state shared by `ranks` ranks (1: one process). */
+void gen_plan(const Material *units, int n, const bool *on_disk, int board, int ranks, GenPlan *plan);
 
-/* Refuses (DAMAS_ERR_RANGE, with the figures) an MPI build that would not fit in this
- * machine's memory with `ranks` ranks on it, each keeping every table it loads. (gen_run
- * checks its own plan's peak.) */
-int gen_check_memory(const Variant *v, int pieces, int ranks, char *err, size_t errlen);
+/* Refuses (DAMAS_ERR_RANGE, with the figures) an MPI build of `ranks` ranks that would not fit
+ * in this machine's memory with `node_ranks` of them on it: with units shared among the ranks
+ * (`split`), each rank following gen_plan for the units on_disk (n = gen_units' count);
+ * without, each keeping every table it loads. (gen_run checks its own plan's peak.) */
+int gen_check_memory(const Variant *v, int pieces, int ranks, int node_ranks, bool split, const bool *on_disk,
+                     char *err, size_t errlen);
 
 /* One unit: loaded into set if complete in dir (times->skipped), else solved from the units it needs
  * (which must be in set) and written atomically to dir; either way its tables join set. */
@@ -76,9 +86,11 @@ double gen_now(void);
 /* gen_run across the ranks of MPI_COMM_WORLD (initialising and finalising MPI): rank 0 hands
  * out units whose dependencies are on disk, every rank (0 too) solves units with `threads`
  * OpenMP threads, reads the units it needs from dir and writes its own there. Progress is
- * reported on rank 0 only. Output is byte-identical to gen_run's. On a rank's failure the job
- * is aborted with the message (MPI_Abort); *rank tells the caller which rank it is. */
-int gen_run_mpi(const Variant *v, int pieces, const char *dir, int threads, const GenProgress *progress,
+ * reported on rank 0 only. With `split`, the ranks instead solve each unit together, each
+ * owning a share of its positions (gen_run_split). Output is byte-identical to gen_run's. On a
+ * rank's failure the job is aborted with the message (MPI_Abort); *rank tells the caller which
+ * rank it is. */
+int gen_run_mpi(const Variant *v, int pieces, const char *dir, int threads, bool split, const GenProgress *progress,
                 int *rank, char *err, size_t errlen);
 #endif
 

@@ -11,8 +11,13 @@
  *
  * Waits poll with short sleeps instead of blocking in MPI, which would spin a core that the
  * solver's threads need. A failing worker prints its error and aborts the job (MPI_Abort);
- * a killed rank makes mpirun end the job. */
+ * a killed rank makes mpirun end the job.
+ *
+ * With --split, the ranks instead solve every unit together, in order, each owning a share of
+ * its positions (unit_solve_split, docs/DISTRIBUTED.md): the updates that cross shares go
+ * out once per level with MPI_Alltoallv, the finished tables are broadcast, rank 0 writes. */
 #include <mpi.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -150,6 +155,17 @@ static void *schedule(void *arg)
     return NULL;
 }
 
+/* need[d] for every unit d that solving `unit` reads: the units it needs and theirs in turn
+ * (loading a unit restores its don't-care values from the units its captures lead to). */
+static void needs_of(const Material *units, int unit, bool *need)
+{
+    for (int d = 0; d <= unit; d++)
+        need[d] = d == unit;
+    for (int x = unit; x >= 0; x--)
+        for (int d = 0; need[x] && d < x; d++)
+            need[d] |= gen_unit_needs(units[x], units[d]);
+}
+
 /* Asks for units until told to stop. On failure returns the error (the caller aborts). */
 static int work(const Variant *v, const char *dir, int threads, int pieces, char *err, size_t errlen)
 {
@@ -173,13 +189,8 @@ static int work(const Variant *v, const char *dir, int threads, int pieces, char
         if (unit == STOP)
             break;
         double t0 = gen_now();
-        /* The units it needs, theirs in turn (loading a unit restores its don't-care values
-         * from the units its captures lead to), in order. */
-        bool need[DB_MAX_MATERIALS] = {false};
-        need[unit] = true;
-        for (int x = unit; x >= 0; x--)
-            for (int d = 0; need[x] && d < x; d++)
-                need[d] |= gen_unit_needs(units[x], units[d]);
+        bool need[DB_MAX_MATERIALS];
+        needs_of(units, unit, need);
         for (int d = 0; d < unit && rc == DAMAS_OK; d++) {
             if (need[d] && !loaded[d]) {
                 rc = store_load_unit(dir, units[d], true, set, err, errlen);
@@ -193,16 +204,19 @@ static int work(const Variant *v, const char *dir, int threads, int pieces, char
             break;
         loaded[unit] = true;
         rep = (Report){unit, times, gen_now() - t0};
-        /* Drop what no unit left to solve needs: every unit that needs it is on disk (a
-         * unit given out later reloads what it needs). */
-        bool on_disk[DB_MAX_MATERIALS];
-        for (int u = 0; u < n; u++)
-            on_disk[u] = store_unit_exists(dir, units[u]);
+        /* Drop what no unit left to solve reads, directly or to load what it needs: a unit
+         * given out later reloads what it reads, and reloading (restoring don't-care values)
+         * costs about half as much as solving. */
+        bool read[DB_MAX_MATERIALS] = {false};
+        for (int u = 0; u < n; u++) {
+            if (store_unit_exists(dir, units[u]))
+                continue;
+            needs_of(units, u, need);
+            for (int d = 0; d < u; d++)
+                read[d] |= need[d];
+        }
         for (int d = 0; d < n; d++) {
-            bool needed = false;
-            for (int u = d + 1; loaded[d] && u < n && !needed; u++)
-                needed = !on_disk[u] && gen_unit_needs(units[u], units[d]);
-            if (loaded[d] && !needed) {
+            if (loaded[d] && !read[d]) {
                 dbset_drop(set, units[d]);
                 loaded[d] = false;
             }
@@ -213,25 +227,115 @@ static int work(const Variant *v, const char *dir, int threads, int pieces, char
     return rc;
 }
 
-int gen_run_mpi(const Variant *v, int pieces, const char *dir, int threads, const GenProgress *progress,
+/* The collectives of a split (SolveSplit). MPI counts are ints: larger transfers go in pieces
+ * or are refused. */
+static uint64_t *split_exchange(void *ctx, const uint64_t *send, const size_t *count, size_t *received)
+{
+    (void)ctx;
+    int ranks;
+    MPI_Comm_size(MPI_COMM_WORLD, &ranks);
+    uint64_t *out = malloc((size_t)ranks * sizeof *out), *in = malloc((size_t)ranks * sizeof *in);
+    int *sc = malloc((size_t)ranks * 4 * sizeof *sc), *sd = sc + ranks, *rc = sd + ranks, *rd = rc + ranks;
+    uint64_t *got = NULL;
+    if (!out || !in || !sc)
+        goto done;
+    for (int r = 0; r < ranks; r++)
+        out[r] = count[r];
+    MPI_Alltoall(out, 1, MPI_UINT64_T, in, 1, MPI_UINT64_T, MPI_COMM_WORLD);
+    uint64_t sent = 0, total = 0;
+    for (int r = 0; r < ranks; r++) {
+        if (sent > INT_MAX - out[r] || total > INT_MAX - in[r]) {
+            fprintf(stderr, "error: more than %d updates between ranks in one level\n", INT_MAX);
+            goto done;
+        }
+        sc[r] = (int)out[r];
+        sd[r] = (int)sent;
+        rc[r] = (int)in[r];
+        rd[r] = (int)total;
+        sent += out[r];
+        total += in[r];
+    }
+    if (!(got = malloc((total ? total : 1) * sizeof *got)))
+        goto done;
+    MPI_Alltoallv(send, sc, sd, MPI_UINT64_T, got, rc, rd, MPI_UINT64_T, MPI_COMM_WORLD);
+    *received = total;
+done:
+    free(out);
+    free(in);
+    free(sc);
+    return got;
+}
+
+static int split_max(void *ctx, int value)
+{
+    (void)ctx;
+    int top;
+    MPI_Allreduce(&value, &top, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    return top;
+}
+
+static bool split_broadcast(void *ctx, void *buf, size_t bytes, int root)
+{
+    (void)ctx;
+    enum { PIECE = 1 << 30 };
+    for (size_t at = 0; at < bytes; at += PIECE)
+        MPI_Bcast((char *)buf + at, (int)(bytes - at < PIECE ? bytes - at : PIECE), MPI_BYTE, root, MPI_COMM_WORLD);
+    return true;
+}
+
+/* Every unit solved by all ranks together; then the work balance, printed by rank 0. */
+static int run_split(const Variant *v, int pieces, const char *dir, int threads, const GenProgress *progress,
+                     int rank, int ranks, char *err, size_t errlen)
+{
+    SolveSplit split = {.rank = rank, .ranks = ranks, .exchange = split_exchange, .max = split_max,
+                        .broadcast = split_broadcast};
+    double t0 = gen_now();
+    int rc = gen_run_split(v, pieces, dir, threads, &split, rank == 0 ? progress : NULL, err, errlen);
+    if (rc != DAMAS_OK)
+        return rc;
+    double mine[5] = {(double)split.owned, (double)split.propagated, (double)split.sent, (double)split.received,
+                      gen_now() - t0};
+    double *all = rank == 0 ? malloc((size_t)ranks * sizeof mine) : NULL;
+    MPI_Gather(mine, 5, MPI_DOUBLE, all, 5, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+    for (int r = 0; all && r < ranks; r++) {
+        const double *x = all + 5 * r;
+        fprintf(stderr, "rank %d: %.0f positions owned, %.0f propagated, %.0f updates sent, %.0f received, %.1f s\n",
+                r, x[0], x[1], x[2], x[3], x[4]);
+    }
+    free(all);
+    return DAMAS_OK;
+}
+
+int gen_run_mpi(const Variant *v, int pieces, const char *dir, int threads, bool split, const GenProgress *progress,
                 int *rank, char *err, size_t errlen)
 {
     int provided, ranks;
     MPI_Init_thread(NULL, NULL, MPI_THREAD_MULTIPLE, &provided);
     MPI_Comm_rank(MPI_COMM_WORLD, rank);
     MPI_Comm_size(MPI_COMM_WORLD, &ranks);
-    if (ranks == 1) {
+    if (ranks == 1 && !split) {
         MPI_Finalize();
         return gen_run(v, pieces, dir, threads, progress, err, errlen);
     }
     int rc = DAMAS_OK;
-    if (provided < MPI_THREAD_MULTIPLE) {
+    /* The ranks that share this machine's memory. */
+    MPI_Comm node;
+    int node_ranks;
+    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+    MPI_Comm_size(node, &node_ranks);
+    MPI_Comm_free(&node);
+    Material units[DB_MAX_MATERIALS];
+    bool on_disk[DB_MAX_MATERIALS] = {false};
+    int n = gen_units(pieces, v->rules.board_size, units);
+    for (int u = 0; u < n; u++)
+        on_disk[u] = store_unit_exists(dir, units[u]);
+    if (provided < MPI_THREAD_MULTIPLE && !split) {
         snprintf(err, errlen, "this MPI library does not support MPI_THREAD_MULTIPLE, which the scheduler on rank 0 needs");
         rc = DAMAS_ERR_RANGE;
     }
     /* Each rank checks its node's memory as if every rank shared it (the usual worst case). */
     if (rc == DAMAS_OK)
-        rc = gen_check_memory(v, pieces, ranks, err, errlen);
+        rc = gen_check_memory(v, pieces, ranks, node_ranks, split, on_disk, err, errlen);
     /* Rank 0 writes or checks the manifest; the others only check it, after rank 0. */
     if (rc == DAMAS_OK && *rank == 0)
         rc = store_manifest(dir, v, true, err, errlen);
@@ -247,6 +351,16 @@ int gen_run_mpi(const Variant *v, int pieces, const char *dir, int threads, cons
             snprintf(err, errlen, "another rank could not start (see its message)");
         MPI_Finalize();
         return rc == DAMAS_OK ? DAMAS_ERR_RANGE : rc;
+    }
+    if (split) {
+        rc = run_split(v, pieces, dir, threads, progress, *rank, ranks, err, errlen);
+        if (rc != DAMAS_OK) {
+            fprintf(stderr, "error: rank %d: %s\n", *rank, err);
+            fflush(stderr);
+            MPI_Abort(MPI_COMM_WORLD, 1);
+        }
+        MPI_Finalize();
+        return DAMAS_OK;
     }
     Schedule *s = NULL;
     pthread_t scheduler;

@@ -4,6 +4,7 @@
 #include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "../core/board.h"
 #include "../core/memory.h"
@@ -57,13 +58,48 @@ typedef struct {
     const Variant *v;
     const DbSet *solved;
     Slice slice[2];
-    uint32_t *w[2];      /* the working state, per part */
+    uint64_t lo[2], hi[2]; /* the positions this process owns, per part: all without a split */
+    uint32_t *w[2];      /* the working state of positions lo..hi-1, per part */
     int nparts;
     Vec *levels;         /* positions to propagate, by distance */
     int nlevels;
     Vec *pending;        /* per thread: (level, item) pairs found in a parallel pass */
+    SolveSplit *split;   /* NULL: the whole unit is solved here */
+    Vec *out;            /* split: per thread and rank, updates for positions that rank owns */
     bool failed;
 } Solver;
+
+void solve_share(uint64_t size, int rank, int ranks, uint64_t *first, uint64_t *end)
+{
+    *first = (uint64_t)((unsigned __int128)size * (unsigned)rank / (unsigned)ranks);
+    *end = (uint64_t)((unsigned __int128)size * (unsigned)(rank + 1) / (unsigned)ranks);
+}
+
+static uint32_t *word(const Solver *s, int part, uint64_t i)
+{
+    return &s->w[part][i - s->lo[part]];
+}
+
+static bool owned(const Solver *s, int part, uint64_t i)
+{
+    return i - s->lo[part] < s->hi[part] - s->lo[part];
+}
+
+/* The rank whose share of `part` holds index i. */
+static int owner(const Solver *s, int part, uint64_t i)
+{
+    uint64_t size = s->slice[part].size, first, end;
+    int ranks = s->split->ranks, r = (int)((unsigned __int128)i * (unsigned)ranks / size);
+    for (;;) {
+        solve_share(size, r, ranks, &first, &end);
+        if (i < first)
+            r--;
+        else if (i >= end)
+            r++;
+        else
+            return r;
+    }
+}
 
 static void pend(Solver *s, int level, uint64_t item)
 {
@@ -184,28 +220,28 @@ static void init_block(Solver *s, int part, uint64_t first, uint64_t end, Block 
         else if (w == DB_DRAW)
             e->draw = true;
     }
-    uint32_t *ws = s->w[part];
+    uint32_t *ws = word(s, part, first);
     for (uint64_t i = first; i < end; i++) {
         const Exits *e = &b->e[i - first];
         uint32_t dc = e->must_capture ? W_DONT_CARE : 0;
         if (e->moves == 0) {
-            ws[i] = W_DECIDED(DB_LOSS, 0, dc);
+            ws[i - first] = W_DECIDED(DB_LOSS, 0, dc);
             pend(s, 0, ITEM(part, 0, i));
         } else if (e->inside == 0) {
             if (e->best_win != INT_MAX) {
-                ws[i] = W_DECIDED(DB_WIN, e->best_win, dc);
+                ws[i - first] = W_DECIDED(DB_WIN, e->best_win, dc);
                 pend(s, e->best_win, ITEM(part, 0, i));
             } else if (e->draw) {
-                ws[i] = W_DECIDED(DB_DRAW, 0, dc);
+                ws[i - first] = W_DECIDED(DB_DRAW, 0, dc);
             } else {
-                ws[i] = W_DECIDED(DB_LOSS, e->max_loss, dc);
+                ws[i - first] = W_DECIDED(DB_LOSS, e->max_loss, dc);
                 pend(s, e->max_loss, ITEM(part, 0, i));
             }
         } else {
             if (e->inside > MAX_COUNT || e->max_loss > MAX_DTW)
                 s->failed = true;
             bool saved = e->draw || e->best_win != INT_MAX;
-            ws[i] = (uint32_t)UNDECIDED << 30 | dc | (saved ? W_SAVED : 0) |
+            ws[i - first] = (uint32_t)UNDECIDED << 30 | dc | (saved ? W_SAVED : 0) |
                     (uint32_t)(e->max_loss > 0 ? e->max_loss : 0) << 8 | (uint32_t)e->inside;
             if (e->best_win != INT_MAX)
                 pend(s, e->best_win, ITEM(part, 1, i));
@@ -221,8 +257,31 @@ static void all_successors_won(Solver *s, int part, uint64_t j, uint32_t w, int 
     if (w & W_SAVED)
         return;
     int d = W_MAX_LOSS(w) > level ? W_MAX_LOSS(w) : level;
-    __atomic_store_n(&s->w[part][j], W_DECIDED(DB_LOSS, d, w), __ATOMIC_RELAXED);
+    __atomic_store_n(word(s, part, j), W_DECIDED(DB_LOSS, d, w), __ATOMIC_RELAXED);
     pend(s, d, ITEM(part, 0, j));
+}
+
+/* Predecessor j (of part pp, owned here) of a position decided at `level`, lost or won, learns
+ * it: a lost successor wins it, a won one takes one from its counter. */
+static void update(Solver *s, int pp, uint64_t j, bool lost, int level)
+{
+    uint32_t *p = word(s, pp, j);
+    uint32_t w = __atomic_load_n(p, __ATOMIC_RELAXED);
+    if (lost) {
+        for (; W_STATE(w) == UNDECIDED;)
+            if (__atomic_compare_exchange_n(p, &w, W_DECIDED(DB_WIN, level + 1, w), true, __ATOMIC_RELAXED,
+                                            __ATOMIC_RELAXED)) {
+                pend(s, level + 1, ITEM(pp, 0, j));
+                break;
+            }
+    } else {
+        for (; W_STATE(w) == UNDECIDED;)
+            if (__atomic_compare_exchange_n(p, &w, w - 1, true, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
+                if (W_COUNT(w - 1) == 0)
+                    all_successors_won(s, pp, j, w - 1, level + 1);
+                break;
+            }
+    }
 }
 
 /* Position `item`, decided at `level`, tells its predecessors. */
@@ -230,7 +289,7 @@ static void propagate(Solver *s, uint64_t item, int level)
 {
     int part = ITEM_PART(item);
     uint64_t i = ITEM_INDEX(item);
-    uint32_t *own = &s->w[part][i];
+    uint32_t *own = word(s, part, i);
     if (ITEM_CAND(item)) {
         /* A win through an exit, unless a shorter one inside came at an earlier level. Wins
          * are decided at odd levels and losses at even ones, so no win through a lost
@@ -247,7 +306,6 @@ static void propagate(Solver *s, uint64_t item, int level)
     slice_unrank(&s->slice[part], i, &q);
     pos_flip(&q, variant_board(s->v), &after);
     int pp = part_of(s, material_swap(s->slice[part].m));
-    uint32_t *ws = s->w[pp];
     MoveList un;
     /* Predecessors that had a capture were decided at initialisation (they have no move
      * inside the unit), so the tests on their state below skip them. */
@@ -266,31 +324,65 @@ static void propagate(Solver *s, uint64_t item, int level)
         movegen_unmake(&after, &un.moves[k], &before);
         idx[k] = (after.kings >> un.moves[k].to & 1) ? slice_rank_kings(&s->slice[pp], &men, &before)
                                                       : slice_rank(&s->slice[pp], &before);
-        __builtin_prefetch(&ws[idx[k]], 1);
+        if (owned(s, pp, idx[k]))
+            __builtin_prefetch(word(s, pp, idx[k]), 1);
     }
     for (int k = 0; k < un.count; k++) {
-        uint32_t *p = &ws[idx[k]];
-        uint32_t w = __atomic_load_n(p, __ATOMIC_RELAXED);
-        if (lost) {
-            for (; W_STATE(w) == UNDECIDED;)
-                if (__atomic_compare_exchange_n(p, &w, W_DECIDED(DB_WIN, level + 1, w), true, __ATOMIC_RELAXED,
-                                                __ATOMIC_RELAXED)) {
-                    pend(s, level + 1, ITEM(pp, 0, idx[k]));
-                    break;
-                }
+        if (owned(s, pp, idx[k])) {
+            update(s, pp, idx[k], lost, level);
         } else {
-            for (; W_STATE(w) == UNDECIDED;)
-                if (__atomic_compare_exchange_n(p, &w, w - 1, true, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
-                    if (W_COUNT(w - 1) == 0)
-                        all_successors_won(s, pp, idx[k], w - 1, level + 1);
-                    break;
-                }
+            /* Another rank's: it applies the update after this level's pass. */
+            Vec *o = &s->out[omp_get_thread_num() * s->split->ranks + owner(s, pp, idx[k])];
+            if (!vec_push(o, ITEM(pp, 0, idx[k])))
+                s->failed = true;
         }
     }
 }
 
+/* After a level's pass with a split: the updates for other ranks' positions go to them, and
+ * those for this rank's positions are applied. All decisions at `level` are wins (odd) or all
+ * losses (even), so an update is just the predecessor's index. */
+static bool exchange_updates(Solver *s, int threads, int level)
+{
+    int ranks = s->split->ranks;
+    size_t *count = calloc((size_t)ranks, sizeof *count), total = 0;
+    if (!count)
+        return false;
+    for (int t = 0; t < threads; t++)
+        for (int r = 0; r < ranks; r++)
+            count[r] += s->out[t * ranks + r].n;
+    for (int r = 0; r < ranks; r++)
+        total += count[r];
+    uint64_t *send = malloc((total ? total : 1) * sizeof *send);
+    size_t at = 0, got = 0;
+    for (int r = 0; send && r < ranks; r++)
+        for (int t = 0; t < threads; t++) {
+            Vec *o = &s->out[t * ranks + r];
+            memcpy(send + at, o->v, o->n * sizeof *send);
+            at += o->n;
+        }
+    for (int k = 0; k < threads * ranks; k++)
+        s->out[k].n = 0;
+    uint64_t *in = send ? s->split->exchange(s->split->ctx, send, count, &got) : NULL;
+    free(send);
+    free(count);
+    if (!in)
+        return false;
+    bool lost = level % 2 == 0;
+#pragma omp parallel for num_threads(threads) schedule(dynamic, 4096)
+    for (size_t k = 0; k < got; k++) {
+        if (k + 8 < got)
+            __builtin_prefetch(word(s, ITEM_PART(in[k + 8]), ITEM_INDEX(in[k + 8])), 1);
+        update(s, ITEM_PART(in[k]), ITEM_INDEX(in[k]), lost, level);
+    }
+    s->split->received += got;
+    s->split->sent += total;
+    free(in);
+    return true;
+}
+
 /* The solved part as a table: values, distances (undecided positions are draws) and
- * don't-care flags; frees the working state. */
+ * don't-care flags; frees the working state. With a split, every rank sends its share to all. */
 static DbTable *table_of(Solver *s, int part, int threads)
 {
     DbTable *t = calloc(1, sizeof *t);
@@ -306,9 +398,10 @@ static DbTable *table_of(Solver *s, int part, int threads)
         return NULL;
     }
     const uint32_t *ws = s->w[part];
+    uint64_t lo = s->lo[part], hi = s->hi[part];
 #pragma omp parallel for num_threads(threads) schedule(static)
-    for (uint64_t i = 0; i < n; i++) {
-        uint32_t w = ws[i];
+    for (uint64_t i = lo; i < hi; i++) {
+        uint32_t w = ws[i - lo];
         int state = W_STATE(w);
         t->wdl[i] = (uint8_t)(state == UNDECIDED ? DB_DRAW : state);
         t->dtw[i] = (uint16_t)(state == DB_WIN || state == DB_LOSS ? W_DTW(w) : 0);
@@ -316,6 +409,17 @@ static DbTable *table_of(Solver *s, int part, int threads)
     }
     free(s->w[part]);
     s->w[part] = NULL;
+    for (int r = 0; s->split && r < s->split->ranks; r++) {
+        uint64_t first, end;
+        solve_share(n, r, s->split->ranks, &first, &end);
+        void *ctx = s->split->ctx;
+        if (!s->split->broadcast(ctx, t->wdl + first, end - first, r) ||
+            !s->split->broadcast(ctx, t->dtw + first, (end - first) * sizeof *t->dtw, r) ||
+            !s->split->broadcast(ctx, t->dont_care + first, end - first, r)) {
+            table_free(t);
+            return NULL;
+        }
+    }
     table_stats(t);
     return t;
 }
@@ -323,20 +427,35 @@ static DbTable *table_of(Solver *s, int part, int threads)
 int unit_solve(const DbSet *solved, Material m, int threads, DbTable **out, int *nout, SolveTimes *times, char *err,
                size_t errlen)
 {
+    return unit_solve_split(solved, m, threads, NULL, out, nout, times, err, errlen);
+}
+
+int unit_solve_split(const DbSet *solved, Material m, int threads, SolveSplit *split, DbTable **out, int *nout,
+                     SolveTimes *times, char *err, size_t errlen)
+{
     Solver s = {0};
     s.v = &solved->variant;
     s.solved = solved;
+    s.split = split;
     s.nparts = material_equal(m, material_swap(m)) ? 1 : 2;
     Material ms[2] = {m, material_swap(m)};
     int rc = DAMAS_OK;
     DbTable *done[2] = {NULL, NULL};
     for (int p = 0; p < s.nparts; p++) {
         slice_init(&s.slice[p], ms[p], s.v->rules.board_size);
-        s.w[p] = mem_huge(s.slice[p].size * sizeof *s.w[p]);
+        s.lo[p] = 0;
+        s.hi[p] = s.slice[p].size;
+        if (split) {
+            solve_share(s.slice[p].size, split->rank, split->ranks, &s.lo[p], &s.hi[p]);
+            split->owned += s.hi[p] - s.lo[p];
+        }
+        s.w[p] = mem_huge((s.hi[p] - s.lo[p]) * sizeof *s.w[p]);
         if (!s.w[p])
             rc = DAMAS_ERR_RANGE;
     }
     s.pending = calloc((size_t)threads, sizeof *s.pending);
+    if (split && !(s.out = calloc((size_t)threads * (size_t)split->ranks, sizeof *s.out)))
+        rc = DAMAS_ERR_RANGE;
     if (rc != DAMAS_OK || !s.pending) {
         snprintf(err, errlen, "out of memory for unit %d%d%d%d", m.um, m.uk, m.tm, m.tk);
         goto done;
@@ -344,7 +463,7 @@ int unit_solve(const DbSet *solved, Material m, int threads, DbTable **out, int 
 
     double t0 = omp_get_wtime();
     for (int p = 0; p < s.nparts; p++) {
-        uint64_t size = s.slice[p].size, blocks = (size + BLOCK - 1) / BLOCK;
+        uint64_t lo = s.lo[p], size = s.hi[p] - lo, blocks = (size + BLOCK - 1) / BLOCK;
 #pragma omp parallel num_threads(threads)
         {
             Block *b = malloc(sizeof *b);
@@ -358,7 +477,7 @@ int unit_solve(const DbSet *solved, Material m, int threads, DbTable **out, int 
                 if (s.failed)
                     continue;
                 uint64_t first = k * BLOCK, end = first + BLOCK < size ? first + BLOCK : size;
-                init_block(&s, p, first, end, b);
+                init_block(&s, p, lo + first, lo + end, b);
             }
             free(b);
             free(lookups);
@@ -368,21 +487,38 @@ int unit_solve(const DbSet *solved, Material m, int threads, DbTable **out, int 
         goto failed;
     double t1 = omp_get_wtime();
     int levels = 0;
-    for (int level = 0; level < s.nlevels; level++) {
-        Vec now = s.levels[level];
+    for (int level = 0;; level++) {
+        /* The last level with positions to propagate; with a split, on any rank (or a
+         * failure on any rank). */
+        int top = s.nlevels - 1;
+        while (top >= level && !s.levels[top].n)
+            top--;
+        if (split && (top = split->max(split->ctx, s.failed ? INT_MAX : top)) == INT_MAX)
+            goto failed;
+        if (top < level)
+            break;
+        Vec now = level < s.nlevels ? s.levels[level] : (Vec){0};
         levels = now.n ? level + 1 : levels;
-        s.levels[level] = (Vec){0};
+        if (level < s.nlevels)
+            s.levels[level] = (Vec){0};
 #pragma omp parallel for num_threads(threads) schedule(dynamic, 256)
         for (size_t k = 0; k < now.n; k++) {
             /* The queue is in no order: fetch the words of the positions a few ahead. */
             if (k + 8 < now.n)
-                __builtin_prefetch(&s.w[ITEM_PART(now.v[k + 8])][ITEM_INDEX(now.v[k + 8])]);
+                __builtin_prefetch(word(&s, ITEM_PART(now.v[k + 8]), ITEM_INDEX(now.v[k + 8])));
             propagate(&s, now.v[k], level);
         }
         free(now.v);
+        if (split) {
+            split->propagated += now.n;
+            if (s.failed || !exchange_updates(&s, threads, level))
+                goto failed;
+        }
         if (!merge_pending(&s, threads))
             goto failed;
     }
+    if (split)
+        levels = split->max(split->ctx, levels);
     double t2 = omp_get_wtime();
     for (int p = 0; p < s.nparts; p++)
         if (!(done[p] = table_of(&s, p, threads)))
@@ -397,9 +533,9 @@ int unit_solve(const DbSet *solved, Material m, int threads, DbTable **out, int 
 failed:
     rc = DAMAS_ERR_RANGE;
     snprintf(err, errlen,
-             "unit %d%d%d%d: a successor's table is missing, memory ran out, or a count or distance "
-             "exceeds what the solver holds",
-             m.um, m.uk, m.tm, m.tk);
+             "unit %d%d%d%d: a successor's table is missing, memory ran out, a count or distance "
+             "exceeds what the solver holds%s",
+             m.um, m.uk, m.tm, m.tk, split ? ", or another rank failed" : "");
     for (int p = 0; p < 2; p++)
         table_free(done[p]);
 done:
@@ -411,5 +547,8 @@ done:
     for (int t = 0; s.pending && t < threads; t++)
         free(s.pending[t].v);
     free(s.pending);
+    for (int k = 0; s.out && k < threads * split->ranks; k++)
+        free(s.out[k].v);
+    free(s.out);
     return rc;
 }

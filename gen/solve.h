@@ -14,11 +14,42 @@ typedef struct {
     int levels;
 } SolveTimes;
 
+/* Solving one unit together with other processes (`mpirun damas gen --split`, gen/mpi.c):
+ * this process owns share `rank` of `ranks` of each slice's index range (solve_share), keeps
+ * the working state of those positions only, and hands the updates that fall in other shares
+ * to `exchange` once per level. The three functions are collective: every rank calls them
+ * at the same point, in the same order. */
+typedef struct {
+    int rank, ranks;
+    void *ctx;
+    /* Sends send[0..) to the ranks, count[r] words to rank r in rank order (count[rank] is 0),
+     * and returns what all ranks sent this one, malloc'ed, its length in *received; NULL on
+     * failure. */
+    uint64_t *(*exchange)(void *ctx, const uint64_t *send, const size_t *count, size_t *received);
+    /* The largest `value` of all ranks. */
+    int (*max)(void *ctx, int value);
+    /* Copies bytes [0, bytes) of buf on rank `root` to buf on every rank; false on failure. */
+    bool (*broadcast)(void *ctx, void *buf, size_t bytes, int root);
+    /* Added up by unit_solve_split, for the work balance: positions owned, decided positions
+     * whose predecessors this rank generated, updates sent to other ranks and received. */
+    uint64_t owned, propagated, sent, received;
+} SolveSplit;
+
+/* Share `rank` of `ranks` of the index range [0, size): [*first, *end). */
+void solve_share(uint64_t size, int rank, int ranks, uint64_t *first, uint64_t *end);
+
 /* Solves the unit of material m. `solved` must hold every unit m's captures and promotions
  * lead to. On success out[0..*nout-1] are new tables (m first, then its twin if different),
  * owned by the caller, with their dont_care flags (free them once written). Returns DAMAS_OK, or an error (missing dependency, out of memory).
  * Uses `threads` OpenMP threads; fills *times if not NULL. */
 int unit_solve(const DbSet *solved, Material m, int threads, DbTable **out, int *nout, SolveTimes *times, char *err,
                size_t errlen);
+
+/* unit_solve with the unit shared among the ranks of `split` (NULL: unit_solve). Every rank
+ * gets the complete tables (it needs them for the units after), so `solved` must hold the
+ * dependencies on every rank. A failure on one rank may leave the others waiting in a
+ * collective: the caller ends the job (MPI_Abort). */
+int unit_solve_split(const DbSet *solved, Material m, int threads, SolveSplit *split, DbTable **out, int *nout,
+                     SolveTimes *times, char *err, size_t errlen);
 
 #endif

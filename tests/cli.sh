@@ -39,6 +39,7 @@ check gen_bad_pieces 2 "error: --pieces must be a number from 2 to 8, not '9'" -
 check gen_bad_threads 2 "error: --threads must be a number from 1 to 1024, not '0'" -- \
   "$damas" gen --variant russian --pieces 2 --threads 0 --out /tmp/x
 check gen_unknown_variant 2 "error: unknown variant 'dames'" -- "$damas" gen --variant dames --pieces 2 --out /tmp/x
+check gen_split_needs_mpi 2 "error: --split needs the MPI build" -- "$damas" gen --variant russian --pieces 2 --out /tmp/x --split
 never=$(mktemp -u /tmp/damas-never.XXXXXX)
 check gen_refuses_what_memory_cannot_hold 1 "needs about" -- "$damas" gen --variant international --pieces 8 --out "$never"
 if [ -e "$never" ]; then fail "gen_refused_leaves_no_directory: $never exists"; rm -rf "$never"; else ok; fi

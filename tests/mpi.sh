@@ -2,7 +2,7 @@
 # Cluster generation through mpirun: usage `tests/mpi.sh MPI_DAMAS PLAIN_DAMAS`.
 # Units built by 2 and 3 ranks (oversubscribed) are byte-identical to a single-process build;
 # a rank killed mid-run ends the job with an error (no hang), and relaunching finishes only the
-# missing units, again byte-identical.
+# missing units, again byte-identical. The same with --split (units shared among the ranks).
 set -u
 mpi_damas=$1 damas=$2
 source "$(dirname "$0")/lib.sh"
@@ -23,6 +23,16 @@ for v in russian american; do
   if same "$work/$v-1" "$work/$v-3"; then ok; else fail "mpi3_$v: not byte-identical to one process"; fi
 done
 
+# --split: every unit solved by all ranks together, each owning a share of its positions.
+for v in russian american; do
+  check "split2_$v" 0 "rank 1: " -- "${mpi[@]}" -np 2 "$mpi_damas" gen --variant "$v" --pieces 4 \
+    --out "$work/$v-s2" --threads 1 --split
+  if same "$work/$v-1" "$work/$v-s2"; then ok; else fail "split2_$v: not byte-identical to one process"; fi
+  check "split3_$v" 0 "done: $v" -- "${mpi[@]}" -np 3 --oversubscribe "$mpi_damas" gen --variant "$v" --pieces 4 \
+    --out "$work/$v-s3" --threads 1 --split
+  if same "$work/$v-1" "$work/$v-s3"; then ok; else fail "split3_$v: not byte-identical to one process"; fi
+done
+
 # Relaunching a finished job does nothing and says so.
 check mpi_all_on_disk 0 "23/ 23] m2k0-m2k0" -- "${mpi[@]}" -np 2 "$mpi_damas" gen --variant russian --pieces 4 \
   --out "$work/russian-2" --threads 1
@@ -30,25 +40,32 @@ check mpi_all_on_disk 0 "23/ 23] m2k0-m2k0" -- "${mpi[@]}" -np 2 "$mpi_damas" ge
 check mpi_other_variant 1 "holds a russian database" -- "${mpi[@]}" -np 2 "$mpi_damas" gen --variant american \
   --pieces 3 --out "$work/russian-2"
 
-# Kill one rank part-way: the job ends with an error, not a hang; the relaunch keeps what was done.
+# Kill one rank part-way: the job ends with an error, not a hang; the relaunch keeps what was done
+# and gives the same files. kill_and_resume NAME DIR [GEN OPTIONS...]
 "$damas" gen --variant international --pieces 4 --out "$work/intl-1" 2>/dev/null
-"${mpi[@]}" -np 2 "$mpi_damas" gen --variant international --pieces 4 --out "$work/intl-2" --threads 1 \
-  >"$work/killed.log" 2>&1 &
-launcher=$!
-for _ in $(seq 1 400); do
-  [ "$(ls "$work/intl-2"/*.h5 2>/dev/null | wc -l)" -ge 16 ] && break
-  sleep 0.05
-done
-victim=$(pgrep -P "$launcher" -f "damas gen" | head -1)
-victim=$(pgrep -P "${victim:-0}" -f "damas gen" | tail -1)
-[ -n "$victim" ] && kill -9 "$victim"
-wait "$launcher"
-rc=$?
-if [ -n "$victim" ] && [ "$rc" -ne 0 ] && [ "$rc" -ne 124 ]; then ok; else
-  fail "mpi_kill: killed rank pid '${victim}', mpirun exit $rc (want an error, not a timeout): $(tail -5 "$work/killed.log")"; fi
-done_before=$(ls "$work/intl-2"/*.h5 | wc -l)
-out=$("${mpi[@]}" -np 2 "$mpi_damas" gen --variant international --pieces 4 --out "$work/intl-2" --threads 1 2>&1)
-kept=$(grep -c "on disk" <<<"$out")
-if [ "$kept" -eq "$done_before" ] && same "$work/intl-1" "$work/intl-2"; then ok; else
-  fail "mpi_resume: $done_before units on disk, $kept kept; identical: $(same "$work/intl-1" "$work/intl-2" && echo yes || echo no)"; fi
+kill_and_resume() {
+  local name=$1 dir=$2
+  shift 2
+  "${mpi[@]}" -np 2 "$mpi_damas" gen --variant international --pieces 4 --out "$dir" --threads 1 "$@" \
+    >"$work/$name.log" 2>&1 &
+  local launcher=$! victim rc done_before kept out
+  for _ in $(seq 1 400); do
+    [ "$(ls "$dir"/*.h5 2>/dev/null | wc -l)" -ge 16 ] && break
+    sleep 0.05
+  done
+  victim=$(pgrep -P "$launcher" -f "damas gen" | head -1)
+  victim=$(pgrep -P "${victim:-0}" -f "damas gen" | tail -1)
+  [ -n "$victim" ] && kill -9 "$victim"
+  wait "$launcher"
+  rc=$?
+  if [ -n "$victim" ] && [ "$rc" -ne 0 ] && [ "$rc" -ne 124 ]; then ok; else
+    fail "${name}_kill: killed rank pid '${victim}', mpirun exit $rc (want an error, not a timeout): $(tail -5 "$work/$name.log")"; fi
+  done_before=$(ls "$dir"/*.h5 | wc -l)
+  out=$("${mpi[@]}" -np 2 "$mpi_damas" gen --variant international --pieces 4 --out "$dir" --threads 1 "$@" 2>&1)
+  kept=$(grep -c "on disk" <<<"$out")
+  if [ "$kept" -eq "$done_before" ] && same "$work/intl-1" "$dir"; then ok; else
+    fail "${name}_resume: $done_before units on disk, $kept kept; identical: $(same "$work/intl-1" "$dir" && echo yes || echo no)"; fi
+}
+kill_and_resume mpi "$work/intl-2"
+kill_and_resume split "$work/intl-s" --split
 finish

@@ -1,5 +1,6 @@
 /* The retrograde solver and the verifier. */
 #include <criterion/criterion.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -121,6 +122,144 @@ Test(gen, solution_does_not_depend_on_thread_count)
     free(b);
 }
 
+/* In-process stand-ins for the MPI collectives of a split (SolveSplit): one thread per rank,
+ * meeting at a barrier. */
+enum { FAKE_RANKS = 4 };
+
+typedef struct {
+    int ranks;
+    pthread_barrier_t barrier;
+    const uint64_t *send[FAKE_RANKS];
+    const size_t *count[FAKE_RANKS];
+    int value[FAKE_RANKS];
+    void *buf[FAKE_RANKS];
+} FakeWorld;
+
+typedef struct {
+    FakeWorld *world;
+    int rank;
+    const DbSet *solved;
+    Material m;
+    DbTable *out[2];
+    int nout, rc;
+    char err[256];
+} FakeRank;
+
+static uint64_t *fake_exchange(void *ctx, const uint64_t *send, const size_t *count, size_t *received)
+{
+    FakeRank *me = ctx;
+    FakeWorld *w = me->world;
+    w->send[me->rank] = send;
+    w->count[me->rank] = count;
+    pthread_barrier_wait(&w->barrier);
+    size_t total = 0, at = 0;
+    for (int r = 0; r < w->ranks; r++)
+        total += w->count[r][me->rank];
+    uint64_t *in = malloc((total ? total : 1) * sizeof *in);
+    for (int r = 0; r < w->ranks; r++) {
+        size_t from = 0;
+        for (int q = 0; q < me->rank; q++)
+            from += w->count[r][q];
+        memcpy(in + at, w->send[r] + from, w->count[r][me->rank] * sizeof *in);
+        at += w->count[r][me->rank];
+    }
+    pthread_barrier_wait(&w->barrier);
+    *received = total;
+    return in;
+}
+
+static int fake_max(void *ctx, int value)
+{
+    FakeRank *me = ctx;
+    FakeWorld *w = me->world;
+    w->value[me->rank] = value;
+    pthread_barrier_wait(&w->barrier);
+    int top = w->value[0];
+    for (int r = 1; r < w->ranks; r++)
+        top = w->value[r] > top ? w->value[r] : top;
+    pthread_barrier_wait(&w->barrier);
+    return top;
+}
+
+static bool fake_broadcast(void *ctx, void *buf, size_t bytes, int root)
+{
+    FakeRank *me = ctx;
+    FakeWorld *w = me->world;
+    w->buf[me->rank] = buf;
+    pthread_barrier_wait(&w->barrier);
+    if (me->rank != root)
+        memcpy(buf, w->buf[root], bytes);
+    pthread_barrier_wait(&w->barrier);
+    return true;
+}
+
+static void *fake_rank_solve(void *arg)
+{
+    FakeRank *me = arg;
+    SolveSplit split = {.rank = me->rank, .ranks = me->world->ranks, .ctx = me, .exchange = fake_exchange,
+                        .max = fake_max, .broadcast = fake_broadcast};
+    me->rc = unit_solve_split(me->solved, me->m, 1, &split, me->out, &me->nout, NULL, me->err, sizeof me->err);
+    return NULL;
+}
+
+/* Every unit up to `pieces` solved by `ranks` threads as a split equals the one-process
+ * solution on every rank: values, distances and don't-care flags. */
+static void assert_split_equals_one_process(const char *variant, int pieces, int ranks)
+{
+    Material units[DB_MAX_MATERIALS];
+    int n = gen_units(pieces, 8, units);
+    DbSet *s = new_set(variant);
+    FakeWorld w = {.ranks = ranks};
+    pthread_barrier_init(&w.barrier, NULL, (unsigned)ranks);
+    for (int u = 0; u < n; u++) {
+        FakeRank r[FAKE_RANKS];
+        pthread_t th[FAKE_RANKS];
+        for (int k = 0; k < ranks; k++) {
+            r[k] = (FakeRank){.world = &w, .rank = k, .solved = s, .m = units[u]};
+            cr_assert_eq(pthread_create(&th[k], NULL, fake_rank_solve, &r[k]), 0);
+        }
+        for (int k = 0; k < ranks; k++)
+            pthread_join(th[k], NULL);
+        DbTable *one[2];
+        int none;
+        char err[256];
+        cr_assert_eq(unit_solve(s, units[u], 1, one, &none, NULL, err, sizeof err), DAMAS_OK, "%s", err);
+        for (int k = 0; k < ranks; k++) {
+            cr_assert_eq(r[k].rc, DAMAS_OK, "rank %d: %s", k, r[k].err);
+            cr_assert_eq(r[k].nout, none);
+            for (int i = 0; i < none; i++) {
+                const DbTable *a = one[i], *b = r[k].out[i];
+                uint64_t size = a->slice.size;
+                cr_assert(material_equal(a->slice.m, b->slice.m));
+                cr_assert_eq(memcmp(a->wdl, b->wdl, size), 0, "unit %d rank %d: values differ", u, k);
+                cr_assert_eq(memcmp(a->dtw, b->dtw, size * sizeof *a->dtw), 0, "unit %d rank %d: distances", u, k);
+                cr_assert_eq(memcmp(a->dont_care, b->dont_care, size), 0, "unit %d rank %d: don't-cares", u, k);
+                table_free(r[k].out[i]);
+            }
+        }
+        for (int i = 0; i < none; i++) {
+            Material m = one[i]->slice.m;
+            free(one[i]->dont_care);
+            one[i]->dont_care = NULL;
+            s->t[m.um][m.uk][m.tm][m.tk] = one[i];
+        }
+    }
+    pthread_barrier_destroy(&w.barrier);
+    dbset_free(s);
+    free(s);
+}
+
+Test(gen, unit_split_over_two_ranks_equals_one_process)
+{
+    assert_split_equals_one_process("russian", 4, 2);
+}
+
+Test(gen, unit_split_over_three_ranks_equals_one_process)
+{
+    assert_split_equals_one_process("american", 4, 3);
+    assert_split_equals_one_process("brazilian", 3, 3);
+}
+
 static void build_and_verify(const char *variant, bool optional, int pieces)
 {
     Variant v = test_variant(variant, optional);
@@ -232,7 +371,7 @@ static void assert_plan_holds_what_is_needed(int pieces, const bool *on_disk)
     Material units[DB_MAX_MATERIALS];
     int n = gen_units(pieces, 8, units);
     GenPlan plan;
-    gen_plan(units, n, on_disk, 8, &plan);
+    gen_plan(units, n, on_disk, 8, 1, &plan);
     bool held[DB_MAX_MATERIALS] = {false};
     for (int u = 0; u < n; u++) {
         bool reads = !on_disk[u] || plan.load[u];
@@ -263,7 +402,7 @@ Test(gen, generator_holds_only_the_units_still_needed)
     on_disk[n / 2] = false;
     assert_plan_holds_what_is_needed(6, on_disk);
     GenPlan plan;
-    gen_plan(units, n, on_disk, 8, &plan);
+    gen_plan(units, n, on_disk, 8, 1, &plan);
     for (int u = n / 2; u < n; u++)
         cr_assert(!plan.load[u], "unit %d after the missing one is read", u);
     int loaded = 0;
@@ -276,6 +415,6 @@ Test(gen, generator_holds_only_the_units_still_needed)
         all += 3 * gen_unit_size(units[u], 8);
     for (int u = 0; u < n; u++)
         on_disk[u] = false;
-    gen_plan(units, n, on_disk, 8, &plan);
+    gen_plan(units, n, on_disk, 8, 1, &plan);
     cr_assert_lt(plan.peak_bytes, all);
 }
