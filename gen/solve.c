@@ -358,7 +358,8 @@ static bool exchange_updates(Solver *s, int threads, int level)
     for (int r = 0; send && r < ranks; r++)
         for (int t = 0; t < threads; t++) {
             Vec *o = &s->out[t * ranks + r];
-            memcpy(send + at, o->v, o->n * sizeof *send);
+            if (o->n)
+                memcpy(send + at, o->v, o->n * sizeof *send);
             at += o->n;
         }
     for (int k = 0; k < threads * ranks; k++)
