@@ -80,8 +80,8 @@ bool slice_init(Slice *s, Material m, int board_size)
     s->W = board_size / 2;
     s->B = s->N - 2 * s->W;
     s->free = s->N - m.um - m.tm;
-    s->kings_uk = C(s->free, m.uk);
-    s->kings_tk = C(s->free - m.uk, m.tk);
+    s->kings_tk = C(s->free, m.tk);
+    s->kings_uk = C(s->free - m.tk, m.uk);
     memset(s->block_of, -1, sizeof s->block_of);
     /* Zones, in square numbers 0..N-1: row 0 = [0, W), middle = [W, N-W), last row = [N-W, N). */
     for (int a = 0; a <= m.tm && a <= s->W; a++)
@@ -93,7 +93,7 @@ bool slice_init(Slice *s, Material m, int board_size)
             s->block_of[a][c] = (int8_t)s->nblocks;
             SliceBlock *blk = &s->blocks[s->nblocks++];
             *blk = (SliceBlock){.a = a, .c = c, .start = s->size};
-            uint64_t radix[SLICE_DIGITS] = {s->kings_tk, s->kings_uk, C(s->B - bu, bt), C(s->B, bu), C(s->W, c)};
+            uint64_t radix[SLICE_DIGITS] = {s->kings_uk, s->kings_tk, C(s->B - bu, bt), C(s->B, bu), C(s->W, c)};
             for (int d = 0; d < SLICE_DIGITS; d++) {
                 blk->radix[d] = radix[d];
                 blk->magic[d] = radix[d] == 1 ? 0 : UINT64_MAX / radix[d] + 1;
@@ -187,7 +187,7 @@ void slice_rank_men(const Slice *s, const Position *pos, SliceMenRank *r)
     i = i * blk->radix[3] + rank_set(umid);
     i = i * blk->radix[2] + rank_set(gather(tmid, ~umid));
     r->men = um | tm;
-    r->radix_tk = blk->radix[0];
+    r->radix_uk = blk->radix[0];
     r->base = blk->start + i * blk->radix[1] * blk->radix[0];
 }
 
@@ -196,7 +196,7 @@ uint64_t slice_rank_kings(const Slice *s, const SliceMenRank *r, const Position 
     uint64_t kings[2];
     sides(s, pos, pos->kings, kings);
     uint64_t uk = kings[0], tk = kings[1];
-    return r->base + rank_set(gather(uk, ~r->men)) * r->radix_tk + rank_set(gather(tk, ~(r->men | uk)));
+    return r->base + rank_set(gather(tk, ~r->men)) * r->radix_uk + rank_set(gather(uk, ~(r->men | tk)));
 }
 
 uint64_t slice_rank(const Slice *s, const Position *pos)
@@ -215,7 +215,7 @@ static void digits_of(const Slice *s, uint64_t index, int *block, uint64_t *set)
         k--;
     const SliceBlock *blk = &s->blocks[k];
     int a = blk->a, c = blk->c;
-    int count[SLICE_DIGITS + 1] = {s->m.tk, s->m.uk, s->m.tm - a, s->m.um - c, c, a};
+    int count[SLICE_DIGITS + 1] = {s->m.uk, s->m.tk, s->m.tm - a, s->m.um - c, c, a};
     uint64_t i = index - blk->start;
     for (int d = 0; d < SLICE_DIGITS; d++) {
         /* i / radix as a multiply: exact because i * radix < 2^64 for every slice. */
@@ -235,8 +235,8 @@ static void compose(const Slice *s, const uint64_t *set, Position *pos)
     uint64_t tmid = scatter(set[2], ~umid);
     uint64_t um = uc | (umid << s->W), tm = ta | (tmid << s->W);
     uint64_t men = um | tm;
-    uint64_t uk = scatter(set[1], ~men);
-    uint64_t tk = scatter(set[0], ~(men | uk));
+    uint64_t tk = scatter(set[1], ~men);
+    uint64_t uk = scatter(set[0], ~(men | tk));
     pos->pieces[WHITE] = scatter(um | uk, b->all);
     pos->pieces[BLACK] = scatter(tm | tk, b->all);
     pos->kings = scatter(uk | tk, b->all);
@@ -260,7 +260,7 @@ void slice_walk_start(const Slice *s, uint64_t i, SliceWalk *w)
     const SliceBlock *blk = &s->blocks[block];
     /* The squares each digit's set ranges over. */
     int bu = s->m.um - blk->c;
-    int space[SLICE_DIGITS + 1] = {s->free - s->m.uk, s->free, s->B - bu, s->B, s->W, s->W};
+    int space[SLICE_DIGITS + 1] = {s->free - s->m.tk, s->free, s->B - bu, s->B, s->W, s->W};
     for (int d = 0; d <= SLICE_DIGITS; d++)
         w->limit[d] = 1ull << space[d];
     compose(s, w->set, &w->pos);

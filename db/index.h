@@ -6,21 +6,23 @@
  * (only our men) and the rows between (both). Positions are grouped in blocks by how many of
  * their men are on row 0 (a) and of our men on the last row (c); inside a block the index is
  * mixed radix over: their men on row 0, our men on the last row, our men in the middle, their
- * men in the middle squares left, our kings on the squares left, their kings on the rest —
- * each a combinatorial (colex) rank. */
+ * men in the middle squares left, their kings on the squares left, our kings on the rest —
+ * each a combinatorial (colex) rank. (Scheme 1 had our kings before theirs; with ours varying
+ * fastest, neighbouring indices more often share a value: the win/draw/loss files of the
+ * largest slices compress 10-50% better.) */
 #ifndef DAMAS_DB_INDEX_H
 #define DAMAS_DB_INDEX_H
 
 #include "../core/position.h"
 #include "../core/types.h"
 
-enum { DB_INDEX_VERSION = 1, DB_MAX_PIECES = 8, DB_NAME_MAX = 32 };
+enum { DB_INDEX_VERSION = 2, DB_MAX_PIECES = 8, DB_NAME_MAX = 32 };
 
 typedef struct {
     int8_t um, uk, tm, tk;   /* our men, our kings, their men, their kings */
 } Material;
 
-/* Mixed-radix digits of an index inside a block, least significant first: their kings, our
+/* Mixed-radix digits of an index inside a block, least significant first: our kings, their
  * kings, their men in the middle, our men in the middle, our men on the last row (the rest is
  * their men on row 0). */
 enum { SLICE_DIGITS = 5 };
@@ -37,7 +39,7 @@ typedef struct {
     int size8;               /* board size: 8 or 10 */
     uint64_t size;           /* positions in the slice */
     int N, W, B, free;       /* squares; per row; in the middle rows; left by the men */
-    uint64_t kings_uk, kings_tk; /* placements of our kings, then of theirs */
+    uint64_t kings_tk, kings_uk; /* placements of their kings, then of ours */
     int nblocks;
     SliceBlock blocks[36];   /* the non-empty blocks in index order */
     int8_t block_of[6][6];   /* by a and c: the block's place in blocks, -1 if empty */
@@ -54,7 +56,7 @@ uint64_t slice_rank(const Slice *s, const Position *pos);
  * predecessors of a position by king moves): the men's part once, then each position's. */
 typedef struct {
     uint64_t base;       /* index with no king placed */
-    uint64_t radix_tk;   /* placements of their kings */
+    uint64_t radix_uk;   /* placements of our kings */
     uint64_t men;        /* squares (0..N-1) of all men */
 } SliceMenRank;
 

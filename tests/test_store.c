@@ -89,6 +89,28 @@ Test(store, database_of_another_variant_is_refused, .init = build, .fini = clean
     cr_assert(strstr(err, "not czech"), "%s", err);
 }
 
+Test(store, database_of_an_older_index_scheme_is_refused, .init = build, .fini = cleanup)
+{
+    char path[600], text[1024], err[512];
+    snprintf(path, sizeof path, "%s/damas-db.txt", dir);
+    FILE *f = fopen(path, "r");
+    cr_assert_not_null(f);
+    size_t n = fread(text, 1, sizeof text - 1, f);
+    fclose(f);
+    text[n] = '\0';
+    char *line = strstr(text, "index_version ");
+    cr_assert_not_null(line);
+    line[14] = '1';
+    cr_assert(line[15] == '\n', "the manifest's version has one digit");
+    f = fopen(path, "w");
+    fputs(text, f);
+    fclose(f);
+    Variant v = test_variant("russian", false);
+    cr_assert_eq(store_manifest(dir, &v, false, err, sizeof err), DAMAS_ERR_ILLEGAL);
+    cr_assert(strstr(err, "index scheme 1"), "%s", err);
+    cr_assert_eq(gen_run(&v, 3, dir, 1, NULL, err, sizeof err), DAMAS_ERR_ILLEGAL, "a build into it is refused");
+}
+
 Test(store, directory_without_manifest_is_not_a_database)
 {
     Variant v;
