@@ -109,6 +109,10 @@ bench-search: damas
 $(REL)/split-sim: $(call objects,$(REL),$(CORE_SRC) tools/split-sim.c)
 	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
 
+# Compression of one slice in other index orders (README, "Probing and compression").
+$(REL)/order-sim: $(call objects,$(REL),$(CORE_SRC) tools/order-sim.c)
+	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
+
 # Probe speed and compression figures (scripts/bench-probe.sh).
 $(REL)/probe-bench: $(call objects,$(REL),$(CORE_SRC) tools/probe-bench.c)
 	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
