@@ -235,10 +235,11 @@ static uint64_t *split_exchange(void *ctx, const uint64_t *send, const size_t *c
     int ranks;
     MPI_Comm_size(MPI_COMM_WORLD, &ranks);
     uint64_t *out = malloc((size_t)ranks * sizeof *out), *in = malloc((size_t)ranks * sizeof *in);
-    int *sc = malloc((size_t)ranks * 4 * sizeof *sc), *sd = sc + ranks, *rc = sd + ranks, *rd = rc + ranks;
+    int *sc = malloc((size_t)ranks * 4 * sizeof *sc);
     uint64_t *got = NULL;
     if (!out || !in || !sc)
         goto done;
+    int *sd = sc + ranks, *rc = sd + ranks, *rd = rc + ranks;
     for (int r = 0; r < ranks; r++)
         out[r] = count[r];
     MPI_Alltoall(out, 1, MPI_UINT64_T, in, 1, MPI_UINT64_T, MPI_COMM_WORLD);
