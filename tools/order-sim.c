@@ -9,11 +9,10 @@
  * revolving door, where neighbouring sets differ by one square; either, reversed on every
  * other step of the groups above it: "snake"), lays the values out in that order, fills the
  * don't-care positions with the value before them, packs two bits a value and compresses
- * 64 KiB chunks with LZ4HC level 6 as damas does. ORDERS (e.g. "UM>TM>TK>UK UM>TM>UK>TK")
+ * it in chunks as damas does (chunk_write's chunk size, level and filter header). ORDERS (e.g. "UM>TM>TK>UK UM>TM>UK>TK")
  * limits the group orders tried. Then the predictor: positions classed by the captures the
  * side not to move threatens and by the moves of the side to move; each class's most common
  * value subtracted (mod 3) before compressing. 8x8 only. */
-#include <lz4hc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +21,7 @@
 #include "../core/movegen.h"
 #include "../core/variant.h"
 #include "../db/chunk.h"
+#include "../db/h5lz4.h"
 #include "../db/store.h"
 
 enum { GROUPS = 4, SQUARES = 32, DONT_CARE = 3, CLASSES = 24 };
@@ -67,8 +67,8 @@ static int by_key(const void *a, const void *b)
 }
 
 /* Bytes of values[0..n) stored as damas stores them: don't-cares take the value before them
- * (the first ones: the first that matters), two bits a value, 64 KiB LZ4HC chunks with their
- * 12-byte filter headers. */
+ * (the first ones: the first that matters), two bits a value, chunks encoded for the HDF5
+ * LZ4 filter. */
 static size_t stored_bytes(const uint8_t *values, uint64_t n)
 {
     uint64_t bytes = (n + 3) / 4;
@@ -92,10 +92,10 @@ static size_t stored_bytes(const uint8_t *values, uint64_t n)
     uint64_t chunks = (bytes + CHUNK_BYTES - 1) / CHUNK_BYTES;
 #pragma omp parallel for reduction(+ : total) schedule(dynamic)
     for (uint64_t c = 0; c < chunks; c++) {
-        static char out[LZ4_COMPRESSBOUND(CHUNK_BYTES)];
-#pragma omp threadprivate(out)
         uint64_t at = c * CHUNK_BYTES, len = bytes - at < CHUNK_BYTES ? bytes - at : CHUNK_BYTES;
-        total += (size_t)LZ4_compress_HC((const char *)packed + at, out, (int)len, sizeof out, 6) + 12;
+        unsigned char *out = NULL;
+        total += h5lz4_encode(packed + at, len, 0, CHUNK_LZ4HC_LEVEL, &out);   /* as chunk_write does */
+        free(out);
     }
     free(packed);
     return total;
