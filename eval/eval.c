@@ -102,11 +102,13 @@ void eval_layout(int board_size, EvalLayout *out)
 }
 
 /* Where features go: summed straight into the two phases' scores (evaluation), or listed
- * (training, per-group reports). */
+ * (training, per-group reports). A side's features are summed from its own view and signed
+ * once at the end; a listed feature carries its sign. */
 typedef struct {
     const Weights *w;      /* NULL: list into f */
     double opening, endgame;
     EvalFeatures *f;
+    int sign;              /* of listed features */
 } Sink;
 
 static inline void add(Sink *s, int index, int value)
@@ -116,7 +118,7 @@ static inline void add(Sink *s, int index, int value)
         s->endgame += value * s->w->w[1][index];
     } else if (value != 0 && s->f->n < EVAL_MAX_FEATURES) {
         s->f->index[s->f->n] = (uint16_t)index;
-        s->f->value[s->f->n++] = (int16_t)value;
+        s->f->value[s->f->n++] = (int16_t)(s->sign * value);
     }
 }
 
@@ -139,24 +141,25 @@ static int king_moves(const Board *b, Bitboard kings, Bitboard empty, bool flyin
 static void side_features(const Variant *v, const Geometry *g, const EvalLayout *l, Bitboard men, Bitboard kings,
                           Bitboard opp, int sign, Sink *sink)
 {
-    /* A local copy, so that the sums stay in registers. */
-    Sink local = *sink, *f = &local;
+    /* Local sums, so that they stay in registers; the patterns in a sum of their own, so that
+     * two chains of additions run side by side. */
+    Sink local = {sink->w, 0, 0, sink->f, sign}, patterns = local, *f = &local;
     const Board *b = g->b;
     Bitboard own = men | kings, occupied = own | opp;
-    add(f, l->offset[EVAL_MATERIAL], sign * pos_count(men));
-    add(f, l->offset[EVAL_MATERIAL] + 1, sign * pos_count(kings));
+    add(f, l->offset[EVAL_MATERIAL], pos_count(men));
+    add(f, l->offset[EVAL_MATERIAL] + 1, pos_count(kings));
     int tempo = 0, runaway_base = l->offset[EVAL_RUNAWAY];
     for (Bitboard m = men; m; m &= m - 1) {
         int bit = __builtin_ctzll(m), row = b->bit_row[bit];
-        add(f, l->offset[EVAL_MAN_SQUARE] + b->bit_square[bit], sign);
+        add(f, l->offset[EVAL_MAN_SQUARE] + b->bit_square[bit], 1);
         tempo += b->size - 1 - row;
         if (!(g->cone[bit] & occupied))
-            add(f, runaway_base + row, sign);
+            add(f, runaway_base + row, 1);
     }
     for (Bitboard k = kings; k; k &= k - 1)
-        add(f, l->offset[EVAL_KING_SQUARE] + b->bit_square[__builtin_ctzll(k)], sign);
-    add(f, l->offset[EVAL_STRUCTURE], sign * tempo);
-    add(f, l->offset[EVAL_STRUCTURE] + 1, sign * __builtin_abs(pos_count(men & g->left) - pos_count(men & ~g->left)));
+        add(f, l->offset[EVAL_KING_SQUARE] + b->bit_square[__builtin_ctzll(k)], 1);
+    add(f, l->offset[EVAL_STRUCTURE], tempo);
+    add(f, l->offset[EVAL_STRUCTURE] + 1, __builtin_abs(pos_count(men & g->left) - pos_count(men & ~g->left)));
 #ifdef __BMI2__
     int config = (int)__builtin_ia32_pext_di(men, b->row[b->size - 1]);
 #else
@@ -165,18 +168,19 @@ static void side_features(const Variant *v, const Geometry *g, const EvalLayout 
         if (men & (r & -r))
             config |= 1 << k;
 #endif
-    add(f, l->offset[EVAL_BACK_RANK] + config, sign);
+    add(f, l->offset[EVAL_BACK_RANK] + config, 1);
     if (kings)
-        add(f, l->offset[EVAL_KING_MOBILITY], sign * king_moves(b, kings, b->all & ~occupied, v->rules.flying_kings));
+        add(f, l->offset[EVAL_KING_MOBILITY], king_moves(b, kings, b->all & ~occupied, v->rules.flying_kings));
     for (int d = 0; d < g->ndiamonds; d++) {
-        /* The empty diamond's weight would only shift every score. */
-        if (!(g->diamond_mask[d] & occupied))
-            continue;
+        /* The empty diamond counts 0 (its weight would only shift every score): counting it
+         * rather than branching spares the mispredicted branches. */
         int index = base3[diamond_bits(g->diamond[d], g->diamond_mask[d], own)] +
                     2 * base3[diamond_bits(g->diamond[d], g->diamond_mask[d], opp)];
-        add(f, l->offset[EVAL_PATTERNS] + g->diamond_row[d] * PATTERN_STATES + index, sign);
+        add(&patterns, l->offset[EVAL_PATTERNS] + g->diamond_row[d] * PATTERN_STATES + index,
+            (g->diamond_mask[d] & occupied) != 0);
     }
-    *sink = local;
+    sink->opening += sign * (local.opening + patterns.opening);
+    sink->endgame += sign * (local.endgame + patterns.endgame);
 }
 
 /* Both sides' features from their own view (White as stored, Black rotated) into sink; the
@@ -206,7 +210,7 @@ static float features(const Variant *v, const Position *pos, Sink *sink)
 
 void eval_features(const Variant *v, const Position *pos, EvalFeatures *out)
 {
-    Sink sink = {NULL, 0, 0, out};
+    Sink sink = {NULL, 0, 0, out, 1};
     out->n = 0;
     out->phase = features(v, pos, &sink);
 }
@@ -226,7 +230,7 @@ static double blend(const Weights *w, const EvalFeatures *f, int from, int to)
 
 int eval_position(const Weights *w, const Variant *v, const Position *pos)
 {
-    Sink sink = {w, 0, 0, NULL};
+    Sink sink = {w, 0, 0, NULL, 1};
     double phase = features(v, pos, &sink);
     return (int)lrint(phase * sink.opening + (1 - phase) * sink.endgame);
 }
