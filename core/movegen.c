@@ -464,6 +464,17 @@ int movegen_exits(const Position *pos, const Variant *v, MoveList *list)
     return BY_BOARD(v, exits(pos, &v->rules, 4, list), exits(pos, &v->rules, 5, list));
 }
 
+INLINE int quiet_count(const Position *pos, const Rules *r, int W)
+{
+    Geo g = geo_make(W, pos->side);
+    return capturers(pos, r, g) ? -1 : count_quiet(pos, r, g);
+}
+
+int movegen_quiet_count(const Position *pos, const Variant *v)
+{
+    return BY_BOARD(v, quiet_count(pos, &v->rules, 4), quiet_count(pos, &v->rules, 5));
+}
+
 bool movegen_has_capture(const Position *pos, const Variant *v)
 {
     return BY_BOARD(v, capturers(pos, &v->rules, geo_make(4, pos->side)),

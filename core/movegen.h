@@ -37,6 +37,10 @@ int movegen_count(const Position *pos, const Variant *v, MergeRule merge);
  * moves there are, counted without generating them. Thread-safe. */
 int movegen_exits(const Position *pos, const Variant *v, MoveList *list);
 
+/* The number of legal moves when the side to move has no capture, or -1 when it has one:
+ * movegen_has_capture and movegen_count in one pass, for a search's leaves. Thread-safe. */
+int movegen_quiet_count(const Position *pos, const Variant *v);
+
 /* Whether the side to move has a capture (it must take, unless rules.optional_capture). */
 bool movegen_has_capture(const Position *pos, const Variant *v);
 

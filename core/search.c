@@ -168,10 +168,11 @@ static int negamax(Search *s, Position *pos, int alpha, int beta, int depth, int
     }
     /* At the horizon with nothing to capture, the evaluation stands (quiescence), unless the
      * side to move has no move at all. */
-    if ((depth <= 0 || ply >= SEARCH_MAX_PLY - 1) && !movegen_has_capture(pos, s->v)) {
-        if (movegen_count(pos, s->v, MERGE_CAPTURED_SET) == 0)
+    if (depth <= 0 || ply >= SEARCH_MAX_PLY - 1) {
+        int quiet = movegen_quiet_count(pos, s->v);
+        if (quiet == 0)
             return -(SEARCH_WIN - ply);
-        if (!s->db || pos_count(pos->pieces[0] | pos->pieces[1]) > s->db_pieces)
+        if (quiet > 0 && (!s->db || pos_count(pos->pieces[0] | pos->pieces[1]) > s->db_pieces))
             return evaluate(s, pos);
     }
     MoveList *list = &s->lists[ply];

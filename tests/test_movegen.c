@@ -312,7 +312,8 @@ Test(movegen, flying_king_landing_squares_of_one_order_are_one_move)
 
 Test(movegen, count_equals_number_of_generated_moves)
 {
-    const char *fens[] = {"W:WKc1:Bb2,b4,d2,d4,f4", "W:Wc3,a1:Bb4,d4,f6", "W:Wb6:Bc7,e7", "B:WKd4,a1:Bb6,c7"};
+    const char *fens[] = {"W:WKc1:Bb2,b4,d2,d4,f4", "W:Wc3,a1:Bb4,d4,f6", "W:Wb6:Bc7,e7", "B:WKd4,a1:Bb6,c7",
+                          "W:Wc3,a1:Bf6,h8", "W:Wa1:Bb2,c3"};
     const char *names[] = {"brazilian", "russian", "spanish", "czech", "italian", "american"};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
         for (int opt = 0; opt < 2; opt++) {
@@ -324,7 +325,9 @@ Test(movegen, count_equals_number_of_generated_moves)
                 MoveList list;
                 cr_assert_eq(movegen_count(&pos, &v, MERGE_CAPTURED_SET), movegen_moves(&pos, &v, &list),
                              "%s %s", names[i], fens[f]);
-                cr_assert_eq(movegen_has_capture(&pos, &v), list.count > 0 && list.moves[0].captured != 0);
+                bool capture = list.count > 0 && list.moves[0].captured != 0;
+                cr_assert_eq(movegen_has_capture(&pos, &v), capture);
+                cr_assert_eq(movegen_quiet_count(&pos, &v), capture ? -1 : list.count, "%s %s", names[i], fens[f]);
             }
         }
 }

@@ -164,7 +164,7 @@ static int label_game(const Variant *v, const Game *g, DbProbe *db, Sample *out,
     int db_pieces = db ? probe_pieces(db) : 0, n = 0;
     Position pos = g->start;
     for (int k = 0; k <= g->nmoves && n < max; k++) {
-        if (!movegen_has_capture(&pos, v) && movegen_count(&pos, v, MERGE_CAPTURED_SET) > 0) {
+        if (movegen_quiet_count(&pos, v) > 0) {
             float label = g->result == RESULT_DRAW ? 0.5f : (g->result == RESULT_WHITE) == (pos.side == WHITE) ? 1 : 0;
             int wdl;
             if (db_pieces && pos_count(pos.pieces[0] | pos.pieces[1]) <= db_pieces &&
