@@ -6,157 +6,166 @@
 #include <string.h>
 
 #include "../core/error.h"
+#include "../core/memory.h"
 #include "../core/position.h"
 
 /* ---- the chunk cache ----
  *
- * Decoded chunks, found through a slot per chunk of each opened slice (no hashing on a hit),
- * kept in one LRU list per shard; a chunk's shard follows from its key, and the shard's lock
- * guards its list and the slots of its chunks. A hit moves the chunk to the front only if it
- * has dropped out of the newest quarter of its shard, which keeps the order LRU for eviction
- * while sparing most hits the list updates. */
+ * Decoded chunks live in buffers carved from huge-page slabs, and every opened slice has a slot
+ * per chunk pointing at the buffer that holds it (NULL when it is not cached). A hit is: load
+ * the slot, read the bytes, check the buffer's sequence number and key; no lock, no list
+ * update, and rarely a TLB miss. Eviction is CLOCK (second chance), the usual approximation of
+ * LRU: a hit sets the buffer's reference bit, and a miss sweeps a hand past referenced buffers
+ * (clearing their bits) to the first unreferenced one. Misses take the cache's lock only to
+ * claim a buffer and to publish it, not while reading and decoding.
+ *
+ * A buffer being refilled has an odd sequence number. A reader that sees an odd number, a
+ * number that changed while it read, or the key of another chunk (the buffer was evicted and
+ * refilled between its loading the slot and reading) treats the lookup as a miss, so it never
+ * answers from a buffer that no longer holds its chunk (a seqlock). */
 
-typedef struct Entry {
-    struct Entry **slot;           /* the slice's pointer to this entry */
-    uint8_t *data;
-    size_t size;
-    uint64_t stamp;                /* shard tick when last moved to the front */
-    struct Entry *older, *newer;   /* LRU list */
-} Entry;
+enum { HEAD_BYTES = 64, BUFFER_BYTES = HEAD_BYTES + CHUNK_BYTES, SLAB_BUFFERS = 511, HIT_STRIPES = 16 };
 
 typedef struct {
-    pthread_mutex_t lock;
-    size_t count, cap;
-    uint64_t tick;
-    Entry *newest, *oldest;
-    uint64_t hits, misses;
+    uint32_t seq;                  /* odd while being refilled */
+    uint32_t ref;                  /* CLOCK's reference bit */
+    uint64_t key;                  /* the chunk held, 0 for none */
+    uint8_t **slot;                /* the slice's slot pointing here, NULL for none */
+    size_t size;                   /* decoded bytes held */
+} Head;
+_Static_assert(sizeof(Head) <= HEAD_BYTES, "a buffer's head fits before its data");
+
+typedef struct {
+    pthread_mutex_t lock;          /* claiming and publishing buffers */
+    size_t cap, count, hand;       /* buffers allowed, made, CLOCK's hand */
+    Head **buffers;                /* count of them */
+    uint8_t **slabs;
+    size_t nslabs;
+    uint64_t misses;
     size_t bytes;
-    char pad[64];
-} Shard;
-
-enum { MAX_SHARDS = 64 };
-
-typedef struct {
-    Shard shard[MAX_SHARDS];
-    int nshards;
+    struct {
+        uint64_t n;
+        char pad[56];
+    } hits[HIT_STRIPES];           /* striped, so that threads rarely share a line */
 } Cache;
 
-static uint64_t mix(uint64_t x)
+static uint8_t *data_of(Head *h)
 {
-    x ^= x >> 33;
-    x *= 0xff51afd7ed558ccdull;
-    x ^= x >> 33;
-    return x;
+    return (uint8_t *)h + HEAD_BYTES;
 }
 
-static void cache_init(Cache *c, size_t bytes)
+static Head *head_of(uint8_t *data)
 {
-    size_t chunks = bytes / CHUNK_BYTES;
-    c->nshards = chunks < MAX_SHARDS ? (chunks ? (int)chunks : 1) : MAX_SHARDS;
-    for (int i = 0; i < c->nshards; i++) {
-        Shard *s = &c->shard[i];
-        memset(s, 0, sizeof *s);
-        pthread_mutex_init(&s->lock, NULL);
-        s->cap = chunks / (size_t)c->nshards;
-        s->cap = s->cap ? s->cap : 1;
-    }
+    return (Head *)(data - HEAD_BYTES);
+}
+
+static int cache_init(Cache *c, size_t bytes)
+{
+    memset(c, 0, sizeof *c);
+    c->cap = bytes / CHUNK_BYTES ? bytes / CHUNK_BYTES : 1;
+    size_t slabs = (c->cap + SLAB_BUFFERS - 1) / SLAB_BUFFERS;
+    c->buffers = malloc(c->cap * sizeof *c->buffers);
+    c->slabs = calloc(slabs, sizeof *c->slabs);
+    pthread_mutex_init(&c->lock, NULL);
+    return c->buffers && c->slabs ? 0 : -1;
 }
 
 static void cache_free(Cache *c)
 {
-    for (int i = 0; i < c->nshards; i++) {
-        Shard *s = &c->shard[i];
-        for (Entry *e = s->newest, *older; e; e = older) {
-            older = e->older;
-            free(e->data);
-            free(e);
+    for (size_t i = 0; i < c->nslabs; i++)
+        free(c->slabs[i]);
+    free(c->slabs);
+    free(c->buffers);
+    pthread_mutex_destroy(&c->lock);
+}
+
+/* Copies n bytes at `offset` of the chunk `key` through its slot to out and returns true, or
+ * false if it is not cached. Lock-free. */
+static bool cache_get(Cache *c, uint8_t **slot, uint64_t key, size_t offset, int n, uint8_t *out)
+{
+    uint8_t *data = __atomic_load_n(slot, __ATOMIC_ACQUIRE);
+    if (!data)
+        return false;
+    Head *h = head_of(data);
+    uint32_t seq = __atomic_load_n(&h->seq, __ATOMIC_ACQUIRE);
+    uint64_t held = __atomic_load_n(&h->key, __ATOMIC_RELAXED);
+    for (int i = 0; i < n; i++)
+        out[i] = __atomic_load_n(&data[offset + (size_t)i], __ATOMIC_RELAXED);
+    __atomic_thread_fence(__ATOMIC_ACQUIRE);
+    if ((seq & 1) || held != key || __atomic_load_n(&h->seq, __ATOMIC_RELAXED) != seq)
+        return false;
+    if (!__atomic_load_n(&h->ref, __ATOMIC_RELAXED))
+        __atomic_store_n(&h->ref, 1, __ATOMIC_RELAXED);
+    __atomic_fetch_add(&c->hits[key % HIT_STRIPES].n, 1, __ATOMIC_RELAXED);
+    return true;
+}
+
+/* A buffer to decode a missing chunk into, marked as being refilled: a new one while the cache
+ * has room, else CLOCK's victim (its chunk dropped from the cache). NULL if every buffer is
+ * being refilled by other threads (the chunk is then decoded without caching) or memory ran
+ * out. */
+static Head *cache_claim(Cache *c)
+{
+    Head *h = NULL;
+    pthread_mutex_lock(&c->lock);
+    c->misses++;
+    if (c->count < c->cap) {
+        size_t i = c->count % SLAB_BUFFERS;
+        if (i == 0) {
+            size_t left = c->cap - c->count, n = left < SLAB_BUFFERS ? left : SLAB_BUFFERS;
+            uint8_t *slab = mem_huge(n * BUFFER_BYTES);
+            if (slab)
+                c->slabs[c->nslabs++] = slab;
         }
-        pthread_mutex_destroy(&s->lock);
-    }
-}
-
-static void lru_unlink(Shard *s, Entry *e)
-{
-    if (e->older)
-        e->older->newer = e->newer;
-    else
-        s->oldest = e->newer;
-    if (e->newer)
-        e->newer->older = e->older;
-    else
-        s->newest = e->older;
-}
-
-static void lru_push(Shard *s, Entry *e)
-{
-    e->newer = NULL;
-    e->older = s->newest;
-    if (s->newest)
-        s->newest->newer = e;
-    s->newest = e;
-    if (!s->oldest)
-        s->oldest = e;
-    e->stamp = ++s->tick;
-}
-
-static Shard *shard_of(Cache *c, uint64_t key)
-{
-    return &c->shard[mix(key) % (uint64_t)c->nshards];
-}
-
-/* Copies `n` bytes at `offset` of the chunk in *slot (of key `key`) to out and returns true,
- * or false if it is not cached. */
-static bool cache_get(Cache *c, Entry **slot, uint64_t key, size_t offset, int n, uint8_t *out)
-{
-    Shard *s = shard_of(c, key);
-    pthread_mutex_lock(&s->lock);
-    Entry *e = *slot;
-    if (e) {
-        memcpy(out, e->data + offset, (size_t)n);
-        if (s->tick - e->stamp > s->cap / 4) {
-            lru_unlink(s, e);
-            lru_push(s, e);
+        if (c->nslabs * SLAB_BUFFERS > c->count) {
+            h = (Head *)(c->slabs[c->nslabs - 1] + i * BUFFER_BYTES);
+            *h = (Head){1, 0, 0, NULL, 0};
+            c->buffers[c->count++] = h;
         }
-        s->hits++;
     } else {
-        s->misses++;
-    }
-    pthread_mutex_unlock(&s->lock);
-    return e != NULL;
-}
-
-/* Caches `data` (taken) in *slot, evicting the least recently used chunk of the shard when
- * full, and copies n bytes at offset to out. If another thread cached it meanwhile, data is
- * freed. */
-static void cache_put(Cache *c, Entry **slot, uint64_t key, uint8_t *data, size_t size, size_t offset, int n,
-                      uint8_t *out)
-{
-    Shard *s = shard_of(c, key);
-    memcpy(out, data + offset, (size_t)n);
-    pthread_mutex_lock(&s->lock);
-    Entry *e = NULL;
-    if (!*slot) {
-        if (s->count >= s->cap) {
-            e = s->oldest;
-            lru_unlink(s, e);
-            *e->slot = NULL;
-            s->count--;
-            s->bytes -= e->size;
-            free(e->data);
-        } else {
-            e = malloc(sizeof *e);
+        for (size_t step = 0; step < 2 * c->count && !h; step++) {
+            Head *x = c->buffers[c->hand];
+            c->hand = (c->hand + 1) % c->count;
+            if (x->seq & 1)
+                continue;
+            if (x->ref) {
+                x->ref = 0;
+                continue;
+            }
+            h = x;
+        }
+        if (h) {
+            __atomic_store_n(&h->seq, h->seq + 1, __ATOMIC_RELAXED);
+            __atomic_thread_fence(__ATOMIC_RELEASE);
+            if (h->slot)
+                __atomic_store_n(h->slot, NULL, __ATOMIC_RELEASE);
+            c->bytes -= h->size;
+            __atomic_store_n(&h->key, 0, __ATOMIC_RELAXED);
+            h->slot = NULL;
+            h->size = 0;
         }
     }
-    if (e) {
-        *e = (Entry){slot, data, size, 0, NULL, NULL};
-        *slot = e;
-        lru_push(s, e);
-        s->count++;
-        s->bytes += size;
+    pthread_mutex_unlock(&c->lock);
+    return h;
+}
+
+/* Ends the refill of h: it now holds chunk `key` of `size` bytes, published in *slot, unless
+ * another thread cached that chunk meanwhile or `ok` is false (then h is left empty). */
+static void cache_publish(Cache *c, Head *h, uint8_t **slot, uint64_t key, size_t size, bool ok)
+{
+    pthread_mutex_lock(&c->lock);
+    ok = ok && !__atomic_load_n(slot, __ATOMIC_RELAXED);
+    if (ok) {
+        __atomic_store_n(&h->key, key, __ATOMIC_RELAXED);
+        h->slot = slot;
+        h->size = size;
+        h->ref = 1;
+        c->bytes += size;
     }
-    pthread_mutex_unlock(&s->lock);
-    if (!e)   /* cached meanwhile, or out of memory: answered without caching */
-        free(data);
+    __atomic_store_n(&h->seq, h->seq + 1, __ATOMIC_RELEASE);
+    if (ok)
+        __atomic_store_n(slot, data_of(h), __ATOMIC_RELEASE);
+    pthread_mutex_unlock(&c->lock);
 }
 
 /* ---- slices ---- */
@@ -166,7 +175,8 @@ typedef struct {
     int id;                 /* in the cache keys */
     int state;              /* 0 not opened yet, 1 open, -1 failed (error in `error`) */
     StoredSlice st;
-    Entry **cached[2];      /* per chunk of the values and of the distances, when open */
+    uint8_t **cached[2];    /* per chunk of the values and of the distances, when open: its
+                             * cache buffer's data, or NULL */
     hid_t file;
     char path[STORE_PATH_MAX];
     char error[512];
@@ -194,7 +204,12 @@ DbProbe *probe_open(const char *dir, const Variant *variant, size_t cache_bytes,
         free(p);
         return NULL;
     }
-    cache_init(&p->cache, cache_bytes);
+    if (cache_init(&p->cache, cache_bytes) != 0) {
+        cache_free(&p->cache);
+        free(p);
+        snprintf(err, errlen, "out of memory");
+        return NULL;
+    }
     p->v = v;
     strcpy(p->dir, dir);
     pthread_mutex_init(&p->open_lock, NULL);
@@ -265,11 +280,13 @@ int probe_pieces(const DbProbe *p)
 void probe_stats(const DbProbe *p, ProbeStats *st)
 {
     memset(st, 0, sizeof *st);
-    for (int i = 0; i < p->cache.nshards; i++) {
-        st->hits += p->cache.shard[i].hits;
-        st->misses += p->cache.shard[i].misses;
-        st->cached_bytes += p->cache.shard[i].bytes;
-    }
+    for (int i = 0; i < HIT_STRIPES; i++)
+        st->hits += __atomic_load_n(&p->cache.hits[i].n, __ATOMIC_RELAXED);
+    DbProbe *q = (DbProbe *)p;   /* the lock, not the handle, changes */
+    pthread_mutex_lock(&q->cache.lock);
+    st->misses = p->cache.misses;
+    st->cached_bytes = p->cache.bytes;
+    pthread_mutex_unlock(&q->cache.lock);
 }
 
 /* The slice of m, opened on first use; NULL with the error if absent or unreadable. */
@@ -326,22 +343,28 @@ static int read_at(DbProbe *p, ProbeSlice *s, const ChunkSet *c, int kind, uint6
 {
     uint64_t k = element / c->chunk_elements;
     size_t offset = (size_t)(element % c->chunk_elements) * (size_t)n;
-    uint64_t key = (uint64_t)s->id << 41 | (uint64_t)kind << 40 | k;
-    Entry **slot = &s->cached[kind][k];
+    uint64_t key = (uint64_t)(s->id + 1) << 41 | (uint64_t)kind << 40 | k;   /* never 0 */
+    uint8_t **slot = &s->cached[kind][k];
     if (cache_get(&p->cache, slot, key, offset, n, out))
         return DAMAS_OK;
     size_t size = c->chunk_elements * (size_t)c->size;
-    uint8_t *data = malloc(size);
+    Head *h = cache_claim(&p->cache);
+    uint8_t *data = h ? data_of(h) : malloc(size);
     if (!data)
         FAIL(DAMAS_ERR_RANGE, "out of memory");
-    if (chunk_read(c, k, data, true) < 0) {
+    bool ok = chunk_read(c, k, data, true) == 0;
+    if (ok)
+        memcpy(out, data + offset, (size_t)n);
+    if (h)
+        cache_publish(&p->cache, h, slot, key, size, ok);
+    else
         free(data);
+    if (!ok) {
         char name[DB_NAME_MAX];
         material_name(s->slice.m, name);
         FAIL(DAMAS_ERR_SYNTAX, "%s: slice %s: chunk %llu of its %s fails its checksum or does not decode (damaged file)",
              s->path, name, (unsigned long long)k, kind ? "distances" : "values");
     }
-    cache_put(&p->cache, slot, key, data, size, offset, n, out);
     return DAMAS_OK;
 }
 

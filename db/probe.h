@@ -2,8 +2,8 @@
  * and the command line.
  *
  * A DbProbe reads a database directory written by `damas gen` without loading it: unit files
- * are opened on first use, and decompressed chunks are kept in a bounded LRU cache (split in
- * shards, each with its own lock, so a hit makes no HDF5 call and takes no global lock).
+ * are opened on first use, and decompressed chunks are kept in a bounded cache with CLOCK
+ * eviction (an approximation of LRU) whose hits take no lock at all and make no HDF5 call.
  * Positions whose side to move must capture are answered by searching the captures, whatever
  * the file stores for them. Values are for the side to move: DB_WIN, DB_DRAW or DB_LOSS, with
  * the distance to win in plies (the winner ending the game as soon as it can, the loser as late
@@ -24,8 +24,8 @@
 
 typedef struct DbProbe DbProbe;
 
-/* Opens the database in dir with a chunk cache of at most cache_bytes (at least one chunk is
- * kept per cache shard). Returns the handle, or NULL with a message in err (no database
+/* Opens the database in dir with a chunk cache of at most cache_bytes of decoded chunks (at
+ * least one chunk), on huge pages where the system gives them. Returns the handle, or NULL with a message in err (no database
  * there, an unreadable manifest, out of memory). `variant`, if not NULL, must be the one the
  * database was built for (else NULL and a message). */
 DbProbe *probe_open(const char *dir, const Variant *variant, size_t cache_bytes, char *err, size_t errlen);

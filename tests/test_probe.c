@@ -186,6 +186,21 @@ Test(probe, all_threads_with_a_tiny_cache_answer_as_one_thread)
     fixture_free(&f);
 }
 
+/* One buffer for eight threads: most misses find it being refilled and decode without
+ * caching, and readers keep meeting a buffer that was refilled under them. */
+Test(probe, all_threads_sharing_a_one_chunk_cache_answer_as_one_thread)
+{
+    Fixture f;
+    fixture_build(&f, "brazilian", false, 4);
+    DbProbe *p = open_probe(f.dir, 0);
+    assert_probe_matches(&f, p, 8);
+    ProbeStats st;
+    probe_stats(p, &st);
+    cr_assert_leq(st.cached_bytes, (size_t)CHUNK_BYTES);
+    probe_close(p);
+    fixture_free(&f);
+}
+
 Test(probe, positions_beyond_the_database_are_refused)
 {
     Fixture f;
