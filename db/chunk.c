@@ -1,8 +1,10 @@
 #include "chunk.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "h5lz4.h"
 
@@ -185,7 +187,11 @@ void chunk_close(ChunkSet *c)
     if (c->d >= 0)
         H5Dclose(c->d);
     free(c->check);
+    free(c->addr);
+    free(c->stored);
     c->check = NULL;
+    c->addr = NULL;
+    c->stored = NULL;
     c->d = -1;
 }
 
@@ -211,6 +217,47 @@ int chunk_read(const ChunkSet *c, uint64_t k, uint8_t *out, bool lock)
     int rc = read && chunk_hash(raw, stored) == c->check[k] && h5lz4_decode(raw, stored, out, want) == want ? 0 : -1;
     free(raw);
     return rc;
+}
+
+int chunk_locate(ChunkSet *c, uint64_t file_size)
+{
+    c->addr = malloc((c->nchunks ? c->nchunks : 1) * sizeof *c->addr);
+    c->stored = malloc((c->nchunks ? c->nchunks : 1) * sizeof *c->stored);
+    if (!c->addr || !c->stored)
+        return -1;
+    for (uint64_t k = 0; k < c->nchunks; k++) {
+        hsize_t offset[1] = {k * c->chunk_elements}, size = 0;
+        haddr_t addr = HADDR_UNDEF;
+        unsigned filters = 0;
+        if (H5Dget_chunk_info_by_coord(c->d, offset, &filters, &addr, &size) < 0 || filters != 0 ||
+            addr == HADDR_UNDEF || size < 12 || size > 2 * CHUNK_BYTES || addr > file_size || size > file_size - addr)
+            return -1;
+        c->addr[k] = addr;
+        c->stored[k] = (uint32_t)size;
+    }
+    return 0;
+}
+
+size_t chunk_read_located(const ChunkSet *c, int fd, uint64_t k, uint8_t *out, size_t want)
+{
+    if (k >= c->nchunks || !c->addr)
+        return 0;
+    size_t n = c->stored[k], got = 0;
+    uint8_t *raw = malloc(n);
+    while (raw && got < n) {
+        ssize_t r = pread(fd, raw + got, n - got, (off_t)(c->addr[k] + got));
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0)
+            break;
+        got += (size_t)r;
+    }
+    size_t decoded = 0;
+    size_t bytes = c->chunk_elements * (uint64_t)c->size;
+    if (raw && got == n && chunk_hash(raw, n) == c->check[k] && h5lz4_decoded_size(raw, n) == bytes)
+        decoded = h5lz4_decode_prefix(raw, n, out, bytes, want);
+    free(raw);
+    return decoded;
 }
 
 uint64_t chunk_read_all(const ChunkSet *c, void *out)

@@ -32,6 +32,8 @@ typedef struct {
     uint64_t *check;       /* per chunk */
     uint64_t bytes;        /* stored bytes of the dataset and its checksums */
     uint64_t summary;      /* hash of the checksums, as chunk_write gives it */
+    uint64_t *addr;        /* after chunk_locate: each chunk's offset in the file */
+    uint32_t *stored;      /* and its stored size */
 } ChunkSet;
 
 /* Opens dataset `name` of g and reads its checksums. Returns 0, or -1 if it is missing, of
@@ -48,6 +50,18 @@ extern pthread_mutex_t chunk_hdf5_lock;
  * chunk_hdf5_lock for the HDF5 calls if `lock` (the decoding runs outside it). Returns 0, or
  * -1 if the chunk is missing, fails its checksum or does not decode. */
 int chunk_read(const ChunkSet *c, uint64_t k, uint8_t *out, bool lock);
+
+/* Finds where each chunk of c lies in its file (from HDF5's chunk index), so that
+ * chunk_read_located can read it without HDF5. Returns 0, or -1 if a chunk is missing,
+ * filtered otherwise than as written, of an impossible size, or beyond `file_size` bytes (a
+ * truncated file). HDF5 calls: serialise as chunk_read. */
+int chunk_locate(ChunkSet *c, uint64_t file_size);
+
+/* Reads chunk k of a located c from `fd` (the file, open for reading) with pread, checks it
+ * and decodes at least its first `want` bytes into out (as chunk_read). Returns the bytes
+ * decoded (want, or the chunk's size if smaller), or 0 if the chunk cannot be read, fails its
+ * checksum or does not decode. No HDF5 call; thread-safe. */
+size_t chunk_read_located(const ChunkSet *c, int fd, uint64_t k, uint8_t *out, size_t want);
 
 /* Reads the whole dataset into out (elements * size bytes); 0, or the failing chunk + 1. */
 uint64_t chunk_read_all(const ChunkSet *c, void *out);

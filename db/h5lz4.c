@@ -40,7 +40,7 @@ size_t h5lz4_decoded_size(const void *in, size_t in_len)
     return in_len < 12 ? 0 : (size_t)get_be64(in);
 }
 
-size_t h5lz4_decode(const void *in, size_t in_len, void *out, size_t out_cap)
+size_t h5lz4_decode_prefix(const void *in, size_t in_len, void *out, size_t out_cap, size_t want)
 {
     const unsigned char *p = in, *end = p + in_len;
     if (in_len < 12)
@@ -54,25 +54,34 @@ size_t h5lz4_decode(const void *in, size_t in_len, void *out, size_t out_cap)
         block = total;
     unsigned char *o = out;
     uint64_t done = 0;
-    while (done < total) {
-        uint64_t want = total - done < block ? total - done : block;
+    while (done < total && done < want) {
+        uint64_t size = total - done < block ? total - done : block;
+        /* The block holding the last byte wanted is decoded only up to it. */
+        uint64_t part = want - done < size ? want - done : size;
         if (end - p < 4)
             return 0;
         uint64_t stored = get_be32(p);
         p += 4;
         if (stored > (uint64_t)(end - p))
             return 0;
-        if (stored == want) {
-            memcpy(o + done, p, want);
+        if (stored == size) {
+            memcpy(o + done, p, part);
         } else {
-            int got = LZ4_decompress_safe((const char *)p, (char *)o + done, (int)stored, (int)want);
-            if (got < 0 || (uint64_t)got != want)
+            int got = part < size ? LZ4_decompress_safe_partial((const char *)p, (char *)o + done, (int)stored,
+                                                                (int)part, (int)size)
+                                  : LZ4_decompress_safe((const char *)p, (char *)o + done, (int)stored, (int)size);
+            if (got < 0 || (uint64_t)got != part)
                 return 0;
         }
         p += stored;
-        done += want;
+        done += part;
     }
-    return (size_t)total;
+    return (size_t)done;
+}
+
+size_t h5lz4_decode(const void *in, size_t in_len, void *out, size_t out_cap)
+{
+    return h5lz4_decode_prefix(in, in_len, out, out_cap, SIZE_MAX);
 }
 
 size_t h5lz4_encode(const void *src, size_t nbytes, unsigned block, int level, unsigned char **outp)

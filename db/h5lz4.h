@@ -18,6 +18,11 @@ int h5lz4_register(void);
  * writes outside out. Thread-safe. */
 size_t h5lz4_decode(const void *in, size_t in_len, void *out, size_t out_cap);
 
+/* As h5lz4_decode, but stops once the first `want` bytes are decoded (the block holding the
+ * last of them decoded only that far). Returns the bytes decoded: `want`, or the decoded size
+ * if smaller; 0 if malformed. */
+size_t h5lz4_decode_prefix(const void *in, size_t in_len, void *out, size_t out_cap, size_t want);
+
 /* Encodes n bytes of `in` as one chunk (blocks of `block` bytes, 0 = one block) into a new
  * malloc'd buffer *out, with LZ4 (level 0) or LZ4HC at `level` (1..12: slower, smaller; the
  * same format for every decoder). Returns the chunk's size, or 0 if n is 0 or above 2 GiB or

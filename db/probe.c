@@ -1,9 +1,13 @@
 #include "probe.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "../core/error.h"
 #include "../core/memory.h"
@@ -89,6 +93,9 @@ static bool cache_get(Cache *c, uint8_t **slot, uint64_t key, size_t offset, int
     Head *h = head_of(data);
     uint32_t seq = __atomic_load_n(&h->seq, __ATOMIC_ACQUIRE);
     uint64_t held = __atomic_load_n(&h->key, __ATOMIC_RELAXED);
+    size_t size = __atomic_load_n(&h->size, __ATOMIC_RELAXED);
+    if (offset + (size_t)n > size)   /* (also when a refill has emptied the buffer) */
+        return false;
     for (int i = 0; i < n; i++)
         out[i] = __atomic_load_n(&data[offset + (size_t)i], __ATOMIC_RELAXED);
     __atomic_thread_fence(__ATOMIC_ACQUIRE);
@@ -98,6 +105,20 @@ static bool cache_get(Cache *c, uint8_t **slot, uint64_t key, size_t offset, int
         __atomic_store_n(&h->ref, 1, __ATOMIC_RELAXED);
     __atomic_fetch_add(&c->hits[key % HIT_STRIPES].n, 1, __ATOMIC_RELAXED);
     return true;
+}
+
+/* Empties buffer h, dropping its chunk from the cache (under the cache's lock). */
+static void retire(Cache *c, Head *h)
+{
+    __atomic_store_n(&h->seq, h->seq + 1, __ATOMIC_RELAXED);
+    __atomic_thread_fence(__ATOMIC_RELEASE);
+    if (h->slot)
+        __atomic_store_n(h->slot, NULL, __ATOMIC_RELEASE);
+    c->bytes -= h->size;
+    __atomic_store_n(&h->key, 0, __ATOMIC_RELAXED);
+    __atomic_store_n(&h->size, 0, __ATOMIC_RELAXED);
+    h->slot = NULL;
+    h->ref = 0;
 }
 
 /* A buffer to decode a missing chunk into, marked as being refilled: a new one while the cache
@@ -134,31 +155,30 @@ static Head *cache_claim(Cache *c)
             }
             h = x;
         }
-        if (h) {
-            __atomic_store_n(&h->seq, h->seq + 1, __ATOMIC_RELAXED);
-            __atomic_thread_fence(__ATOMIC_RELEASE);
-            if (h->slot)
-                __atomic_store_n(h->slot, NULL, __ATOMIC_RELEASE);
-            c->bytes -= h->size;
-            __atomic_store_n(&h->key, 0, __ATOMIC_RELAXED);
-            h->slot = NULL;
-            h->size = 0;
-        }
+        if (h)
+            retire(c, h);   /* left odd: being refilled */
     }
     pthread_mutex_unlock(&c->lock);
     return h;
 }
 
-/* Ends the refill of h: it now holds chunk `key` of `size` bytes, published in *slot, unless
- * another thread cached that chunk meanwhile or `ok` is false (then h is left empty). */
+/* Ends the refill of h: it now holds the first `size` decoded bytes of chunk `key`, published
+ * in *slot in place of a shorter prefix, unless `ok` is false or another thread cached as much
+ * meanwhile (then h is left empty). */
 static void cache_publish(Cache *c, Head *h, uint8_t **slot, uint64_t key, size_t size, bool ok)
 {
     pthread_mutex_lock(&c->lock);
-    ok = ok && !__atomic_load_n(slot, __ATOMIC_RELAXED);
+    uint8_t *old = __atomic_load_n(slot, __ATOMIC_RELAXED);
+    ok = ok && (!old || head_of(old)->size < size);
+    if (ok && old) {
+        Head *o = head_of(old);
+        retire(c, o);
+        __atomic_store_n(&o->seq, o->seq + 1, __ATOMIC_RELEASE);
+    }
     if (ok) {
         __atomic_store_n(&h->key, key, __ATOMIC_RELAXED);
+        __atomic_store_n(&h->size, size, __ATOMIC_RELAXED);
         h->slot = slot;
-        h->size = size;
         h->ref = 1;
         c->bytes += size;
     }
@@ -178,8 +198,9 @@ typedef struct {
     uint8_t **cached[2];    /* per chunk of the values and of the distances, when open: its
                              * cache buffer's data, or NULL */
     hid_t file;
+    int fd;                 /* the unit file again, for pread */
     char path[STORE_PATH_MAX];
-    char error[512];
+    char error[STORE_PATH_MAX + 256];
 } ProbeSlice;
 
 struct DbProbe {
@@ -232,6 +253,7 @@ DbProbe *probe_open(const char *dir, const Variant *variant, size_t cache_bytes,
         slice_init(&s->slice, m, v.rules.board_size);
         s->id = p->nslices++;
         s->file = -1;
+        s->fd = -1;
         p->slices[m.um][m.uk][m.tm][m.tk] = s;
     }
     p->pieces = missing_from - 1;
@@ -256,6 +278,7 @@ void probe_close(DbProbe *p)
         if (slots[k]->state == 1) {
             stored_close(&slots[k]->st);
             H5Fclose(slots[k]->file);
+            close(slots[k]->fd);
         }
         free(slots[k]->cached[0]);
         free(slots[k]->cached[1]);
@@ -289,6 +312,55 @@ void probe_stats(const DbProbe *p, ProbeStats *st)
     pthread_mutex_unlock(&q->cache.lock);
 }
 
+/* Opens slice s (of material m): its unit file through HDF5 for the attributes and where the
+ * chunks lie, and again for pread; its slot arrays. DAMAS_OK, or an error in s->error. */
+static int slice_open(DbProbe *p, ProbeSlice *s, Material m)
+{
+    pthread_mutex_lock(&chunk_hdf5_lock);
+    int r = store_open_unit(p->dir, m, &s->file, s->path, s->error, sizeof s->error);
+    if (r == DAMAS_OK) {
+        r = store_open_slice(s->file, s->path, &p->v, &s->slice, &s->st, s->error, sizeof s->error);
+        if (r != DAMAS_OK) {
+            H5Fclose(s->file);
+            pthread_mutex_unlock(&chunk_hdf5_lock);
+            return r;
+        }
+    } else {
+        pthread_mutex_unlock(&chunk_hdf5_lock);
+        return r;
+    }
+    struct stat st;
+    s->fd = open(s->path, O_RDONLY | O_CLOEXEC);
+    if (s->fd < 0 || fstat(s->fd, &st) != 0) {
+        snprintf(s->error, sizeof s->error, "%s: %s", s->path, strerror(errno));
+        r = DAMAS_ERR_UNKNOWN;
+    } else if ((s->st.wdl.d >= 0 && chunk_locate(&s->st.wdl, (uint64_t)st.st_size) != 0) ||
+               (s->st.dtw.d >= 0 && chunk_locate(&s->st.dtw, (uint64_t)st.st_size) != 0)) {
+        char name[DB_NAME_MAX];
+        material_name(m, name);
+        snprintf(s->error, sizeof s->error,
+                 "%s: slice %s: a chunk is missing or lies beyond the end of the file (damaged or truncated file)",
+                 s->path, name);
+        r = DAMAS_ERR_SYNTAX;
+    } else {
+        s->cached[0] = calloc(s->st.wdl.nchunks + 1, sizeof *s->cached[0]);
+        s->cached[1] = calloc(s->st.dtw.nchunks + 1, sizeof *s->cached[1]);
+        if (!s->cached[0] || !s->cached[1]) {
+            snprintf(s->error, sizeof s->error, "out of memory");
+            r = DAMAS_ERR_RANGE;
+        }
+    }
+    if (r != DAMAS_OK) {
+        if (s->fd >= 0)
+            close(s->fd);
+        s->fd = -1;
+        stored_close(&s->st);
+        H5Fclose(s->file);
+    }
+    pthread_mutex_unlock(&chunk_hdf5_lock);
+    return r;
+}
+
 /* The slice of m, opened on first use; NULL with the error if absent or unreadable. */
 static ProbeSlice *slice_of(DbProbe *p, Material m, int *rc, char *err, size_t errlen)
 {
@@ -305,24 +377,7 @@ static ProbeSlice *slice_of(DbProbe *p, Material m, int *rc, char *err, size_t e
     if (state == 0) {
         pthread_mutex_lock(&p->open_lock);
         if (s->state == 0) {
-            pthread_mutex_lock(&chunk_hdf5_lock);
-            int r = store_open_unit(p->dir, m, &s->file, s->path, s->error, sizeof s->error);
-            if (r == DAMAS_OK) {
-                r = store_open_slice(s->file, s->path, &p->v, &s->slice, &s->st, s->error, sizeof s->error);
-                if (r != DAMAS_OK)
-                    H5Fclose(s->file);
-            }
-            if (r == DAMAS_OK) {
-                s->cached[0] = calloc(s->st.wdl.nchunks + 1, sizeof *s->cached[0]);
-                s->cached[1] = calloc(s->st.dtw.nchunks + 1, sizeof *s->cached[1]);
-                if (!s->cached[0] || !s->cached[1]) {
-                    snprintf(s->error, sizeof s->error, "out of memory");
-                    stored_close(&s->st);
-                    H5Fclose(s->file);
-                    r = DAMAS_ERR_RANGE;
-                }
-            }
-            pthread_mutex_unlock(&chunk_hdf5_lock);
+            int r = slice_open(p, s, m);
             __atomic_store_n(&s->state, r == DAMAS_OK ? 1 : -1, __ATOMIC_RELEASE);
         }
         pthread_mutex_unlock(&p->open_lock);
@@ -347,16 +402,20 @@ static int read_at(DbProbe *p, ProbeSlice *s, const ChunkSet *c, int kind, uint6
     uint8_t **slot = &s->cached[kind][k];
     if (cache_get(&p->cache, slot, key, offset, n, out))
         return DAMAS_OK;
+    /* A chunk's first miss decodes it only up to the bytes wanted; a later miss further into
+     * it (its slot then holds the shorter prefix) decodes it whole. */
     size_t size = c->chunk_elements * (size_t)c->size;
+    size_t want = __atomic_load_n(slot, __ATOMIC_RELAXED) ? size : offset + (size_t)n;
     Head *h = cache_claim(&p->cache);
     uint8_t *data = h ? data_of(h) : malloc(size);
     if (!data)
         FAIL(DAMAS_ERR_RANGE, "out of memory");
-    bool ok = chunk_read(c, k, data, true) == 0;
+    size_t got = chunk_read_located(c, s->fd, k, data, want);
+    bool ok = got >= offset + (size_t)n;
     if (ok)
         memcpy(out, data + offset, (size_t)n);
     if (h)
-        cache_publish(&p->cache, h, slot, key, size, ok);
+        cache_publish(&p->cache, h, slot, key, got, ok);
     else
         free(data);
     if (!ok) {

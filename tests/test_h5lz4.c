@@ -17,6 +17,13 @@ static void round_trip(const unsigned char *data, size_t n, unsigned block)
         unsigned char *back = malloc(n);
         cr_assert_eq(h5lz4_decode(chunk, len, back, n), n);
         cr_assert_eq(memcmp(back, data, n), 0, "level %d", level);
+        /* A prefix: exactly the bytes wanted, whatever block they end in. */
+        for (size_t want = 1; want < n; want = want * 3 + 7) {
+            memset(back, 0xEE, n);
+            cr_assert_eq(h5lz4_decode_prefix(chunk, len, back, n, want), want);
+            cr_assert_eq(memcmp(back, data, want), 0, "prefix of %zu bytes, level %d", want, level);
+        }
+        cr_assert_eq(h5lz4_decode_prefix(chunk, len, back, n, n + 5), n, "more than the chunk: all of it");
         free(back);
         free(chunk);
     }
@@ -61,6 +68,8 @@ Test(h5lz4, malformed_chunks_are_refused_without_overrun)
             bad[(x >> 33) % len] ^= (unsigned char)(1u << ((x >> 20) & 7));
         }
         size_t got = h5lz4_decode(bad, len, out, n);
+        cr_assert(got == 0 || got <= n);
+        got = h5lz4_decode_prefix(bad, len, out, n, (size_t)trial * 10 % n + 1);
         cr_assert(got == 0 || got <= n);
         free(bad);
     }
