@@ -2,7 +2,8 @@
  * each encoded in the LZ4 filter's format (id 32004, so h5py + hdf5plugin and h5dump read the
  * dataset as usual) by LZ4HC and written directly, with a second dataset `<name>_check`
  * holding one 64-bit checksum per chunk of its stored (encoded) bytes. Reading bypasses the
- * HDF5 filter pipeline: raw chunks are read (H5Dread_chunk), checked, then decoded with liblz4.
+ * HDF5 filter pipeline: raw chunks are read (H5Dread_chunk, or pread at the addresses HDF5's
+ * chunk index gives, for probes), checked, then decoded with liblz4.
  * Library code inside db/; HDF5 calls are not made thread-safe here (callers serialise them). */
 #ifndef DAMAS_DB_CHUNK_H
 #define DAMAS_DB_CHUNK_H
