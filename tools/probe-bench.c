@@ -1,8 +1,9 @@
 /* Probe speed and compression of a built database (scripts/bench-probe.sh).
  *
  * usage: build/rel/probe-bench DIR [POSITIONS] [RAW_DIR] [--no-table]
- * Draws POSITIONS (default 1,000,000) positions uniformly from every position of the database
- * and probes them through db/probe.h: win/draw/loss only (what a search reads) and with the
+ * Draws POSITIONS (default 1,000,000) positions uniformly from every position of the database,
+ * and as many from the positions without a capture to make (those a search probes), and
+ * probes each sample through db/probe.h: win/draw/loss only (what a search reads) and with the
  * distance, on 1 thread and on all, with a warm cache (a second pass over the same positions,
  * the cache large enough to hold every chunk they touch) and a cold one (a one-chunk cache:
  * every probe reads and decodes a chunk; the files themselves are in the OS page cache).
@@ -90,44 +91,55 @@ int main(int argc, char **argv)
             total += slices[ns++].size;
         }
     }
-    Position *pos = malloc(n * sizeof *pos);
-    if (!pos || total == 0) {
-        fprintf(stderr, "error: %s\n", pos ? "the database holds no unit yet" : "out of memory");
+    /* Two samples: every position, and only positions without a capture to make (the ones a
+     * search probes; the others are answered by probing their captures' successors). */
+    Position *sample[2] = {malloc(n * sizeof(Position)), malloc(n * sizeof(Position))};
+    if (!sample[0] || !sample[1] || total == 0) {
+        fprintf(stderr, "error: %s\n", sample[0] && sample[1] ? "the database holds no unit yet" : "out of memory");
         return 1;
     }
     uint64_t seed = 2026;
-    for (size_t i = 0; i < n; i++) {
-        uint64_t r = next(&seed) % total;
-        int j = 0;
-        while (r >= slices[j].size)
-            r -= slices[j++].size;
-        slice_unrank(&slices[j], r, &pos[i]);
+    size_t captures = 0;
+    for (int stored = 0; stored <= 1; stored++) {
+        for (size_t i = 0; i < n;) {
+            uint64_t r = next(&seed) % total;
+            int j = 0;
+            while (r >= slices[j].size)
+                r -= slices[j++].size;
+            slice_unrank(&slices[j], r, &sample[stored][i]);
+            bool capture = db_dont_care(&v, &sample[stored][i]);
+            captures += !stored && capture;
+            i += !stored || !capture;
+        }
     }
     int cores = omp_get_num_procs();
-    printf("%s: %d slices, %llu positions; %zu random positions probed\n", v.name, ns, (unsigned long long)total, n);
-    printf("%-28s %8s %14s %12s\n", "probe", "threads", "probes/s", "us/probe");
-    for (int dtw = 0; dtw <= 1; dtw++) {
-        for (int cold = 0; cold <= 1; cold++) {
-            for (int threads = 1; threads <= cores; threads = threads < cores ? cores : cores + 1) {
-                DbProbe *p = probe_open(dir, NULL, cold ? 0 : (size_t)8 << 30, err, sizeof err);
-                if (!p) {
-                    fprintf(stderr, "error: %s\n", err);
-                    return 1;
+    printf("%s: %d slices, %llu positions; %zu random positions probed, %.1f%% of them with a capture to make\n",
+           v.name, ns, (unsigned long long)total, n, 100.0 * (double)captures / (double)n);
+    printf("%-40s %8s %14s %12s\n", "probe", "threads", "probes/s", "us/probe");
+    for (int stored = 0; stored <= 1; stored++) {
+        for (int dtw = 0; dtw <= 1; dtw++) {
+            for (int cold = 0; cold <= 1; cold++) {
+                for (int threads = 1; threads <= cores; threads = threads < cores ? cores : cores + 1) {
+                    DbProbe *p = probe_open(dir, NULL, cold ? 0 : (size_t)8 << 30, err, sizeof err);
+                    if (!p) {
+                        fprintf(stderr, "error: %s\n", err);
+                        return 1;
+                    }
+                    size_t m = cold ? n / 10 : n;
+                    if (!cold)
+                        run(p, sample[stored], m, threads, dtw);   /* fills the cache */
+                    double s = run(p, sample[stored], m, threads, dtw);
+                    char label[64];
+                    snprintf(label, sizeof label, "%s, %s cache%s", dtw ? "value + distance" : "win/draw/loss",
+                             cold ? "cold" : "warm", stored ? ", no capture" : "");
+                    printf("%-40s %8d %14.0f %12.3f\n", label, threads, (double)m / s, s / (double)m * 1e6 * threads);
+                    probe_close(p);
                 }
-                size_t m = cold ? n / 10 : n;
-                if (!cold)
-                    run(p, pos, m, threads, dtw);   /* fills the cache */
-                double s = run(p, pos, m, threads, dtw);
-                ProbeStats st;
-                probe_stats(p, &st);
-                char label[64];
-                snprintf(label, sizeof label, "%s, %s cache", dtw ? "value + distance" : "win/draw/loss", cold ? "cold" : "warm");
-                printf("%-28s %8d %14.0f %12.3f\n", label, threads, (double)m / s, s / (double)m * 1e6 * threads);
-                probe_close(p);
             }
         }
     }
-    free(pos);
+    free(sample[0]);
+    free(sample[1]);
     free(slices);
     if (no_table) {
         free(set);
