@@ -118,7 +118,7 @@ static void retire(Cache *c, Head *h)
     __atomic_store_n(&h->key, 0, __ATOMIC_RELAXED);
     __atomic_store_n(&h->size, 0, __ATOMIC_RELAXED);
     h->slot = NULL;
-    h->ref = 0;
+    __atomic_store_n(&h->ref, 0, __ATOMIC_RELAXED);
 }
 
 /* A buffer to decode a missing chunk into, marked as being refilled: a new one while the cache
@@ -149,8 +149,8 @@ static Head *cache_claim(Cache *c)
             c->hand = (c->hand + 1) % c->count;
             if (x->seq & 1)
                 continue;
-            if (x->ref) {
-                x->ref = 0;
+            if (__atomic_load_n(&x->ref, __ATOMIC_RELAXED)) {   /* (readers set it without the lock) */
+                __atomic_store_n(&x->ref, 0, __ATOMIC_RELAXED);
                 continue;
             }
             h = x;
@@ -179,7 +179,7 @@ static void cache_publish(Cache *c, Head *h, uint8_t **slot, uint64_t key, size_
         __atomic_store_n(&h->key, key, __ATOMIC_RELAXED);
         __atomic_store_n(&h->size, size, __ATOMIC_RELAXED);
         h->slot = slot;
-        h->ref = 1;
+        __atomic_store_n(&h->ref, 1, __ATOMIC_RELAXED);
         c->bytes += size;
     }
     __atomic_store_n(&h->seq, h->seq + 1, __ATOMIC_RELEASE);
