@@ -221,7 +221,8 @@ static int negamax(Search *s, Position *pos, int alpha, int beta, int depth, int
         int child_reversible = king && !m.captured ? reversible + 1 : 0;
         Undo u;
         pos_make(pos, &m, &u);
-        /* The child's table entry and evaluation cache entry are cache misses: start loading them now. */
+        /* The child's table entry and evaluation cache entry are cache misses in large
+         * tables: start loading them now. */
         __builtin_prefetch(&s->tt[pos->hash & s->tt_mask]);
         __builtin_prefetch(&s->evals[pos->hash & ((1u << EVAL_CACHE_BITS) - 1)]);
         s->hashes[s->nhashes++] = pos->hash;
