@@ -238,6 +238,13 @@ int chunk_locate(ChunkSet *c, uint64_t file_size)
     return 0;
 }
 
+void chunk_detach(ChunkSet *c)
+{
+    if (c->d >= 0)
+        H5Dclose(c->d);
+    c->d = -1;
+}
+
 size_t chunk_read_located(const ChunkSet *c, int fd, uint64_t k, uint8_t *out, size_t want)
 {
     if (k >= c->nchunks || !c->addr)

@@ -58,6 +58,11 @@ int chunk_read(const ChunkSet *c, uint64_t k, uint8_t *out, bool lock);
  * truncated file). HDF5 calls: serialise as chunk_read. */
 int chunk_locate(ChunkSet *c, uint64_t file_size);
 
+/* Closes c's HDF5 dataset, keeping what chunk_open and chunk_locate read: enough for
+ * chunk_read_located, so that a probe need not keep the file open in HDF5. HDF5 calls:
+ * serialise as chunk_read. */
+void chunk_detach(ChunkSet *c);
+
 /* Reads chunk k of a located c from `fd` (the file, open for reading) with pread, checks it
  * and decodes at least its first `want` bytes into out (as chunk_read). Returns the bytes
  * decoded (want, or the chunk's size if smaller), or 0 if the chunk cannot be read, fails its

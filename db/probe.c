@@ -197,8 +197,8 @@ typedef struct {
     StoredSlice st;
     uint8_t **cached[2];    /* per chunk of the values and of the distances, when open: its
                              * cache buffer's data, or NULL */
-    hid_t file;
-    int fd;                 /* the unit file again, for pread */
+    hid_t file;             /* while opening */
+    int fd;                 /* the unit file, for pread */
     char path[STORE_PATH_MAX];
     char error[STORE_PATH_MAX + 256];
 } ProbeSlice;
@@ -277,7 +277,6 @@ void probe_close(DbProbe *p)
             continue;
         if (slots[k]->state == 1) {
             stored_close(&slots[k]->st);
-            H5Fclose(slots[k]->file);
             close(slots[k]->fd);
         }
         free(slots[k]->cached[0]);
@@ -355,8 +354,14 @@ static int slice_open(DbProbe *p, ProbeSlice *s, Material m)
             close(s->fd);
         s->fd = -1;
         stored_close(&s->st);
-        H5Fclose(s->file);
+    } else {
+        /* Probes read with pread from here on: HDF5 need not keep the file (its metadata
+         * cache, a file descriptor) open. */
+        chunk_detach(&s->st.wdl);
+        chunk_detach(&s->st.dtw);
     }
+    H5Fclose(s->file);
+    s->file = -1;
     pthread_mutex_unlock(&chunk_hdf5_lock);
     return r;
 }
