@@ -311,8 +311,9 @@ void probe_stats(const DbProbe *p, ProbeStats *st)
     pthread_mutex_unlock(&q->cache.lock);
 }
 
-/* Opens slice s (of material m): its unit file through HDF5 for the attributes and where the
- * chunks lie, and again for pread; its slot arrays. DAMAS_OK, or an error in s->error. */
+/* Opens slice s (of material m): its unit file through HDF5 for the attributes, checksums and
+ * where the chunks lie (then closed in HDF5), and as a descriptor for pread; its slot arrays.
+ * DAMAS_OK, or an error in s->error. */
 static int slice_open(DbProbe *p, ProbeSlice *s, Material m)
 {
     pthread_mutex_lock(&chunk_hdf5_lock);
