@@ -197,7 +197,11 @@ void chunk_close(ChunkSet *c)
 
 pthread_mutex_t chunk_hdf5_lock = PTHREAD_MUTEX_INITIALIZER;
 
-int chunk_read(const ChunkSet *c, uint64_t k, uint8_t *out, bool lock)
+/* Reads chunk k of c through HDF5, checks it and decodes it into out (chunk_elements * size
+ * bytes, at most CHUNK_BYTES: the values of elements k * chunk_elements onward,
+ * little-endian). Returns 0, or -1 if the chunk is missing, fails its checksum or does not
+ * decode. */
+static int chunk_read(const ChunkSet *c, uint64_t k, uint8_t *out)
 {
     if (k >= c->nchunks)
         return -1;
@@ -207,13 +211,9 @@ int chunk_read(const ChunkSet *c, uint64_t k, uint8_t *out, bool lock)
     uint8_t *raw = NULL;
     uint32_t filters = 0;
     bool read = false;
-    if (lock)
-        pthread_mutex_lock(&chunk_hdf5_lock);
     if (H5Dget_chunk_storage_size(c->d, offset, &stored) >= 0 && stored >= 12 && stored <= 2 * CHUNK_BYTES &&
         (raw = malloc(stored)))
         read = H5Dread_chunk(c->d, H5P_DEFAULT, offset, &filters, raw) >= 0 && filters == 0;
-    if (lock)
-        pthread_mutex_unlock(&chunk_hdf5_lock);
     int rc = read && chunk_hash(raw, stored) == c->check[k] && h5lz4_decode(raw, stored, out, want) == want ? 0 : -1;
     free(raw);
     return rc;
@@ -274,7 +274,7 @@ uint64_t chunk_read_all(const ChunkSet *c, void *out)
         return 1;
     uint64_t per_chunk = c->chunk_elements, bad = 0;
     for (uint64_t k = 0; k < c->nchunks && !bad; k++) {
-        if (chunk_read(c, k, buf, false) < 0) {
+        if (chunk_read(c, k, buf) < 0) {
             bad = k + 1;
             break;
         }

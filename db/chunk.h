@@ -46,30 +46,26 @@ void chunk_close(ChunkSet *c);
  * thread-safe). */
 extern pthread_mutex_t chunk_hdf5_lock;
 
-/* Reads chunk k of c, checks it and decodes it into out (chunk_elements * size bytes, at
- * most CHUNK_BYTES: the values of elements k * chunk_elements onward, little-endian), holding
- * chunk_hdf5_lock for the HDF5 calls if `lock` (the decoding runs outside it). Returns 0, or
- * -1 if the chunk is missing, fails its checksum or does not decode. */
-int chunk_read(const ChunkSet *c, uint64_t k, uint8_t *out, bool lock);
-
 /* Finds where each chunk of c lies in its file (from HDF5's chunk index), so that
  * chunk_read_located can read it without HDF5. Returns 0, or -1 if a chunk is missing,
  * filtered otherwise than as written, of an impossible size, or beyond `file_size` bytes (a
- * truncated file). HDF5 calls: serialise as chunk_read. */
+ * truncated file). HDF5 calls: serialise them (chunk_hdf5_lock). */
 int chunk_locate(ChunkSet *c, uint64_t file_size);
 
 /* Closes c's HDF5 dataset, keeping what chunk_open and chunk_locate read: enough for
  * chunk_read_located, so that a probe need not keep the file open in HDF5. HDF5 calls:
- * serialise as chunk_read. */
+ * serialise them (chunk_hdf5_lock). */
 void chunk_detach(ChunkSet *c);
 
 /* Reads chunk k of a located c from `fd` (the file, open for reading) with pread, checks it
- * and decodes at least its first `want` bytes into out (as chunk_read). Returns the bytes
+ * and decodes at least its first `want` bytes into out (little-endian values of elements
+ * k * chunk_elements onward, at most CHUNK_BYTES). Returns the bytes
  * decoded (want, or the chunk's size if smaller), or 0 if the chunk cannot be read, fails its
  * checksum or does not decode. No HDF5 call; thread-safe. */
 size_t chunk_read_located(const ChunkSet *c, int fd, uint64_t k, uint8_t *out, size_t want);
 
-/* Reads the whole dataset into out (elements * size bytes); 0, or the failing chunk + 1. */
+/* Reads the whole dataset into out (elements * size bytes) through HDF5, checking every chunk;
+ * 0, or the failing chunk + 1. HDF5 calls: serialise them. */
 uint64_t chunk_read_all(const ChunkSet *c, void *out);
 
 /* A slice's stored values (docs/FORMAT.md): `wdl` two bits a position, `dtw` halved, each
