@@ -275,8 +275,10 @@ int store_manifest(const char *dir, const Variant *v, bool create, char *err, si
         if (strcmp(rules, want))
             FAIL(DAMAS_ERR_ILLEGAL, "%s holds a %s database with other rules (%s), not (%s)", dir, variant, rules, want);
         if (version != DB_INDEX_VERSION)
-            FAIL(DAMAS_ERR_ILLEGAL, "%s uses index scheme %d; this damas reads scheme %d", dir, version,
-                 DB_INDEX_VERSION);
+            FAIL(DAMAS_ERR_ILLEGAL,
+                 "%s uses index scheme %d; this damas reads scheme %d (build the database again with this "
+                 "damas, into a new directory or after deleting this one)",
+                 dir, version, DB_INDEX_VERSION);
         return DAMAS_OK;
     }
     if (rc != DAMAS_ERR_UNKNOWN)
