@@ -318,14 +318,10 @@ static int slice_open(DbProbe *p, ProbeSlice *s, Material m)
 {
     pthread_mutex_lock(&chunk_hdf5_lock);
     int r = store_open_unit(p->dir, m, &s->file, s->path, s->error, sizeof s->error);
-    if (r == DAMAS_OK) {
-        r = store_open_slice(s->file, s->path, &p->v, &s->slice, &s->st, s->error, sizeof s->error);
-        if (r != DAMAS_OK) {
-            H5Fclose(s->file);
-            pthread_mutex_unlock(&chunk_hdf5_lock);
-            return r;
-        }
-    } else {
+    if (r == DAMAS_OK && (r = store_open_slice(s->file, s->path, &p->v, &s->slice, &s->st, s->error,
+                                                sizeof s->error)) != DAMAS_OK)
+        H5Fclose(s->file);
+    if (r != DAMAS_OK) {
         pthread_mutex_unlock(&chunk_hdf5_lock);
         return r;
     }
