@@ -160,13 +160,19 @@ static void record(Cap *c, int to, const Seq *s, bool promotes)
 }
 
 /* A king at sq continues the sequence s. Records every complete sequence; returns whether
- * any capture was possible from sq. */
-static bool king_continue(Cap *c, int sq, Seq s, bool promoted)
+ * any capture was possible from sq. `came` is the direction of the jump that landed it here
+ * (-1 at the start): back along it the piece just taken blocks (unless taken pieces vanish at
+ * once); ahead along it (and back, when they vanish), every landing square of that jump sees
+ * the same pieces, so only the first one (`ahead`) looks there — the others would find the
+ * same sequences, which record() would drop as repeats. */
+static bool king_continue(Cap *c, int sq, Seq s, bool promoted, int came, bool ahead)
 {
     const bool flying = c->r->flying_kings;
     Bitboard empty = empty_now(c, s.taken);
     bool any = false;
     for (int i = 0; i < 4; i++) {
+        if (came >= 0 && (i == came || i == 3 - came) && (!ahead || (i != came && !c->r->remove_at_once)))
+            continue;
         int d = step(&c->g, i);
         int v = flying ? first_stop(&c->g, sq, d, empty) : sq + d;
         /* The first piece on the ray must be an enemy not yet taken: a taken one blocks. */
@@ -177,7 +183,7 @@ static bool king_continue(Cap *c, int sq, Seq s, bool promoted)
         /* Among several landing squares, only those from which the capture goes on. */
         bool goes_on = false;
         for (int l = v + d; on(empty, l); l += d) {
-            goes_on |= king_continue(c, l, next, promoted);
+            goes_on |= king_continue(c, l, next, promoted, i, l == v + d);
             if (!flying)
                 break;
         }
@@ -210,7 +216,7 @@ static bool man_continue(Cap *c, int sq, Seq s)
                 continue;
             }
             if (c->r->promotion == PROMOTE_CONTINUE_KING) {
-                if (!king_continue(c, l, next, true))
+                if (!king_continue(c, l, next, true, i, true))
                     record(c, l, &next, true);
                 continue;
             }
@@ -280,7 +286,7 @@ INLINE void gen_captures(const Position *pos, const Rules *r, Geo g, Bitboard ca
         c.piece_first = list->count;
         c.empty |= 1ull << sq;
         if (c.start_king)
-            king_continue(&c, sq, s, false);
+            king_continue(&c, sq, s, false, -1, true);
         else
             man_continue(&c, sq, s);
         c.empty &= ~(1ull << sq);
