@@ -61,7 +61,8 @@ uint64_t stored_values_check(int constant_wdl, int constant_dtw, uint64_t wdl_su
     return chunk_hash(b, sizeof b);
 }
 
-int chunk_write(hid_t g, const char *name, int size, const void *data, uint64_t elements, uint64_t *summary)
+int chunk_write(hid_t g, const char *name, int size, const void *data, uint64_t elements, unsigned block,
+                uint64_t *summary)
 {
     uint64_t per_chunk = chunk_elements(elements, size), chunk_bytes = per_chunk * (uint64_t)size;
     uint64_t nchunks = (elements + per_chunk - 1) / per_chunk;
@@ -97,7 +98,7 @@ int chunk_write(hid_t g, const char *name, int size, const void *data, uint64_t 
                 raw[2 * i + 1] = (uint8_t)(v[i] >> 8);
             }
         }
-        len[k] = raw ? h5lz4_encode(raw, chunk_bytes, 0, CHUNK_LZ4HC_LEVEL, &enc[k]) : 0;
+        len[k] = raw ? h5lz4_encode(raw, chunk_bytes, block, CHUNK_LZ4HC_LEVEL, &enc[k]) : 0;
         if (len[k])
             check[k] = chunk_hash(enc[k], len[k]);
         free(raw);
@@ -245,7 +246,7 @@ void chunk_detach(ChunkSet *c)
     c->d = -1;
 }
 
-size_t chunk_read_located(const ChunkSet *c, int fd, uint64_t k, uint8_t *out, size_t want)
+size_t chunk_read_located(const ChunkSet *c, int fd, uint64_t k, uint8_t *out, size_t from, size_t want, size_t *lo)
 {
     if (k >= c->nchunks || !c->addr)
         return 0;
@@ -262,7 +263,7 @@ size_t chunk_read_located(const ChunkSet *c, int fd, uint64_t k, uint8_t *out, s
     size_t decoded = 0;
     size_t bytes = c->chunk_elements * (uint64_t)c->size;
     if (raw && got == n && chunk_hash(raw, n) == c->check[k] && h5lz4_decoded_size(raw, n) == bytes)
-        decoded = h5lz4_decode_prefix(raw, n, out, bytes, want);
+        decoded = h5lz4_decode_range(raw, n, out, bytes, from, want, lo);
     free(raw);
     return decoded;
 }

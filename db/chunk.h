@@ -13,16 +13,20 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-enum { CHUNK_BYTES = 1 << 16, CHUNK_LZ4HC_LEVEL = 6 };
+/* The distances' chunks are encoded in LZ4 blocks of CHUNK_DTW_BLOCK bytes, so that a probe
+ * decodes only the block holding the distance it needs; the values' chunks in one block
+ * (blocks cost compression, and the values are what must be small). */
+enum { CHUNK_BYTES = 1 << 16, CHUNK_DTW_BLOCK = 1 << 14, CHUNK_LZ4HC_LEVEL = 6 };
 
 /* Elements per chunk of a dataset of `elements` values of `size` bytes: CHUNK_BYTES' worth,
  * or all of them when fewer (a chunk may not exceed a fixed-size dataset). */
 uint64_t chunk_elements(uint64_t elements, int size);
 
 /* Writes `elements` values of `size` bytes (1 or 2, stored little-endian) from data as
- * dataset `name` of group g and its checksums, and a hash of those in *summary. Returns 0, or
- * -1 on an HDF5 or memory error. */
-int chunk_write(hid_t g, const char *name, int size, const void *data, uint64_t elements, uint64_t *summary);
+ * dataset `name` of group g, each chunk in LZ4 blocks of `block` bytes (0: one block), and
+ * its checksums, and a hash of those in *summary. Returns 0, or -1 on an HDF5 or memory error. */
+int chunk_write(hid_t g, const char *name, int size, const void *data, uint64_t elements, unsigned block,
+                uint64_t *summary);
 
 typedef struct {
     hid_t d;               /* the dataset, open */
@@ -58,11 +62,12 @@ int chunk_locate(ChunkSet *c, uint64_t file_size);
 void chunk_detach(ChunkSet *c);
 
 /* Reads chunk k of a located c from `fd` (the file, open for reading) with pread, checks it
- * and decodes at least its first `want` bytes into out (little-endian values of elements
- * k * chunk_elements onward, at most CHUNK_BYTES). Returns the bytes
+ * and decodes at least its bytes [from, want) into their places in out (little-endian values
+ * of elements k * chunk_elements onward, at most CHUNK_BYTES): from the start of the LZ4 block
+ * holding byte `from` (in *lo) to want (see h5lz4_decode_range). Returns the end of the bytes
  * decoded (want, or the chunk's size if smaller), or 0 if the chunk cannot be read, fails its
  * checksum or does not decode. No HDF5 call; thread-safe. */
-size_t chunk_read_located(const ChunkSet *c, int fd, uint64_t k, uint8_t *out, size_t want);
+size_t chunk_read_located(const ChunkSet *c, int fd, uint64_t k, uint8_t *out, size_t from, size_t want, size_t *lo);
 
 /* Reads the whole dataset into out (elements * size bytes) through HDF5, checking every chunk;
  * 0, or the failing chunk + 1. HDF5 calls: serialise them. */

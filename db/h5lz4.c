@@ -40,7 +40,8 @@ size_t h5lz4_decoded_size(const void *in, size_t in_len)
     return in_len < 12 ? 0 : (size_t)get_be64(in);
 }
 
-size_t h5lz4_decode_prefix(const void *in, size_t in_len, void *out, size_t out_cap, size_t want)
+size_t h5lz4_decode_range(const void *in, size_t in_len, void *out, size_t out_cap, size_t from, size_t want,
+                          size_t *lo)
 {
     const unsigned char *p = in, *end = p + in_len;
     if (in_len < 12)
@@ -52,8 +53,10 @@ size_t h5lz4_decode_prefix(const void *in, size_t in_len, void *out, size_t out_
         return 0;
     if (block > total)
         block = total;
+    if (from >= want || from >= total)
+        from = 0;
     unsigned char *o = out;
-    uint64_t done = 0;
+    uint64_t done = 0, first = from / block * block;
     while (done < total && done < want) {
         uint64_t size = total - done < block ? total - done : block;
         /* The block holding the last byte wanted is decoded only up to it. */
@@ -64,7 +67,9 @@ size_t h5lz4_decode_prefix(const void *in, size_t in_len, void *out, size_t out_
         p += 4;
         if (stored > (uint64_t)(end - p))
             return 0;
-        if (stored == size) {
+        if (done < first) {   /* before the block holding `from`: skipped */
+            part = size;
+        } else if (stored == size) {
             memcpy(o + done, p, part);
         } else {
             int got = part < size ? LZ4_decompress_safe_partial((const char *)p, (char *)o + done, (int)stored,
@@ -76,12 +81,14 @@ size_t h5lz4_decode_prefix(const void *in, size_t in_len, void *out, size_t out_
         p += stored;
         done += part;
     }
+    if (lo)
+        *lo = (size_t)first;
     return (size_t)done;
 }
 
 size_t h5lz4_decode(const void *in, size_t in_len, void *out, size_t out_cap)
 {
-    return h5lz4_decode_prefix(in, in_len, out, out_cap, SIZE_MAX);
+    return h5lz4_decode_range(in, in_len, out, out_cap, 0, SIZE_MAX, NULL);
 }
 
 size_t h5lz4_encode(const void *src, size_t nbytes, unsigned block, int level, unsigned char **outp)

@@ -18,10 +18,13 @@ int h5lz4_register(void);
  * writes outside out. Thread-safe. */
 size_t h5lz4_decode(const void *in, size_t in_len, void *out, size_t out_cap);
 
-/* As h5lz4_decode, but stops once the first `want` bytes are decoded (the block holding the
- * last of them decoded only that far). Returns the bytes decoded: `want`, or the decoded size
- * if smaller; 0 if malformed. */
-size_t h5lz4_decode_prefix(const void *in, size_t in_len, void *out, size_t out_cap, size_t want);
+/* As h5lz4_decode, but decodes only what bytes [from, want) need: the blocks before the one
+ * holding byte `from` are skipped (their bytes of out left as they were), and the block
+ * holding byte want - 1 is decoded only up to it. *lo (unless NULL) receives the first byte
+ * decoded: the start of the block holding `from` (0 if from >= want). Returns the end of the
+ * bytes decoded (want, or the decoded size if smaller); 0 if malformed. */
+size_t h5lz4_decode_range(const void *in, size_t in_len, void *out, size_t out_cap, size_t from, size_t want,
+                          size_t *lo);
 
 /* Encodes n bytes of `in` as one chunk (blocks of `block` bytes, 0 = one block) into a new
  * malloc'd buffer *out, with LZ4 (level 0) or LZ4HC at `level` (1..12: slower, smaller; the

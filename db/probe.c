@@ -35,7 +35,7 @@ typedef struct {
     uint32_t ref;                  /* CLOCK's reference bit */
     uint64_t key;                  /* the chunk held, 0 for none */
     uint8_t **slot;                /* the slice's slot pointing here, NULL for none */
-    size_t size;                   /* decoded bytes held */
+    size_t lo, hi;                 /* decoded bytes held: [lo, hi) of the chunk */
 } Head;
 _Static_assert(sizeof(Head) <= HEAD_BYTES, "a buffer's head fits before its data");
 
@@ -93,8 +93,8 @@ static bool cache_get(Cache *c, uint8_t **slot, uint64_t key, size_t offset, int
     Head *h = head_of(data);
     uint32_t seq = __atomic_load_n(&h->seq, __ATOMIC_ACQUIRE);
     uint64_t held = __atomic_load_n(&h->key, __ATOMIC_RELAXED);
-    size_t size = __atomic_load_n(&h->size, __ATOMIC_RELAXED);
-    if (offset + (size_t)n > size)   /* (also when a refill has emptied the buffer) */
+    size_t lo = __atomic_load_n(&h->lo, __ATOMIC_RELAXED), hi = __atomic_load_n(&h->hi, __ATOMIC_RELAXED);
+    if (offset < lo || offset + (size_t)n > hi)   /* (also when a refill has emptied the buffer) */
         return false;
     for (int i = 0; i < n; i++)
         out[i] = __atomic_load_n(&data[offset + (size_t)i], __ATOMIC_RELAXED);
@@ -114,9 +114,10 @@ static void retire(Cache *c, Head *h)
     __atomic_thread_fence(__ATOMIC_RELEASE);
     if (h->slot)
         __atomic_store_n(h->slot, NULL, __ATOMIC_RELEASE);
-    c->bytes -= h->size;
+    c->bytes -= h->hi - h->lo;
     __atomic_store_n(&h->key, 0, __ATOMIC_RELAXED);
-    __atomic_store_n(&h->size, 0, __ATOMIC_RELAXED);
+    __atomic_store_n(&h->lo, 0, __ATOMIC_RELAXED);
+    __atomic_store_n(&h->hi, 0, __ATOMIC_RELAXED);
     h->slot = NULL;
     __atomic_store_n(&h->ref, 0, __ATOMIC_RELAXED);
 }
@@ -140,7 +141,7 @@ static Head *cache_claim(Cache *c)
         }
         if (c->nslabs * SLAB_BUFFERS > c->count) {
             h = (Head *)(c->slabs[c->nslabs - 1] + i * BUFFER_BYTES);
-            *h = (Head){1, 0, 0, NULL, 0};
+            *h = (Head){1, 0, 0, NULL, 0, 0};
             c->buffers[c->count++] = h;
         }
     } else {
@@ -162,14 +163,14 @@ static Head *cache_claim(Cache *c)
     return h;
 }
 
-/* Ends the refill of h: it now holds the first `size` decoded bytes of chunk `key`, published
- * in *slot in place of a shorter prefix, unless `ok` is false or another thread cached as much
+/* Ends the refill of h: it now holds the decoded bytes [lo, hi) of chunk `key`, published in
+ * *slot in place of a smaller range, unless `ok` is false or another thread cached as much
  * meanwhile (then h is left empty). */
-static void cache_publish(Cache *c, Head *h, uint8_t **slot, uint64_t key, size_t size, bool ok)
+static void cache_publish(Cache *c, Head *h, uint8_t **slot, uint64_t key, size_t lo, size_t hi, bool ok)
 {
     pthread_mutex_lock(&c->lock);
     uint8_t *old = __atomic_load_n(slot, __ATOMIC_RELAXED);
-    ok = ok && (!old || head_of(old)->size < size);
+    ok = ok && (!old || head_of(old)->hi - head_of(old)->lo < hi - lo);
     if (ok && old) {
         Head *o = head_of(old);
         retire(c, o);
@@ -177,10 +178,11 @@ static void cache_publish(Cache *c, Head *h, uint8_t **slot, uint64_t key, size_
     }
     if (ok) {
         __atomic_store_n(&h->key, key, __ATOMIC_RELAXED);
-        __atomic_store_n(&h->size, size, __ATOMIC_RELAXED);
+        __atomic_store_n(&h->lo, lo, __ATOMIC_RELAXED);
+        __atomic_store_n(&h->hi, hi, __ATOMIC_RELAXED);
         h->slot = slot;
         __atomic_store_n(&h->ref, 1, __ATOMIC_RELAXED);
-        c->bytes += size;
+        c->bytes += hi - lo;
     }
     __atomic_store_n(&h->seq, h->seq + 1, __ATOMIC_RELEASE);
     if (ok)
@@ -404,20 +406,21 @@ static int read_at(DbProbe *p, ProbeSlice *s, const ChunkSet *c, int kind, uint6
     uint8_t **slot = &s->cached[kind][k];
     if (cache_get(&p->cache, slot, key, offset, n, out))
         return DAMAS_OK;
-    /* A chunk's first miss decodes it only up to the bytes wanted; a later miss further into
-     * it (its slot then holds the shorter prefix) decodes it whole. */
-    size_t size = c->chunk_elements * (size_t)c->size;
-    size_t want = __atomic_load_n(slot, __ATOMIC_RELAXED) ? size : offset + (size_t)n;
+    /* A chunk's first miss decodes only the bytes wanted, from the start of their LZ4 block (a
+     * distances chunk has several); a later miss elsewhere in it (its slot then holds the
+     * smaller range) decodes it whole. */
+    size_t size = c->chunk_elements * (size_t)c->size, lo = 0;
+    bool whole = __atomic_load_n(slot, __ATOMIC_RELAXED) != NULL;
     Head *h = cache_claim(&p->cache);
     uint8_t *data = h ? data_of(h) : malloc(size);
     if (!data)
         FAIL(DAMAS_ERR_RANGE, "out of memory");
-    size_t got = chunk_read_located(c, s->fd, k, data, want);
-    bool ok = got >= offset + (size_t)n;
+    size_t got = chunk_read_located(c, s->fd, k, data, whole ? 0 : offset, whole ? size : offset + (size_t)n, &lo);
+    bool ok = got >= offset + (size_t)n && lo <= offset;
     if (ok)
         memcpy(out, data + offset, (size_t)n);
     if (h)
-        cache_publish(&p->cache, h, slot, key, got, ok);
+        cache_publish(&p->cache, h, slot, key, lo, got, ok);
     else
         free(data);
     if (!ok) {

@@ -100,5 +100,17 @@ w, d = g["wdl"][:], g["dtw"][:]
 assert len(d) == int(g.attrs["positions"]), len(d)
 print(list(w[:4]), len(w), int(g.attrs["positions"]), g.attrs["variant"].decode() if isinstance(g.attrs["variant"], bytes) else g.attrs["variant"])
 ' "$work/american/m0k1-m0k1.h5"
+# A distances chunk of 64 KiB is four LZ4 blocks of 16 KiB (docs/FORMAT.md): the plugin reads
+# those too (a slice of 4 pieces: several chunks of several blocks).
+check h5py_reads_lz4_blocks 0 "blocks 4 decoded all" -- \
+  env HDF5_PLUGIN_PATH="$plugins" /usr/bin/python3 -c '
+import sys, struct, h5py
+g = h5py.File(sys.argv[1], "r")["m1k1-m1k1"]
+d = g["dtw"]
+_, raw = d.id.read_direct_chunk((0,))
+size, block = struct.unpack(">QI", raw[:12])
+assert len(d[:]) == int(g.attrs["positions"])
+print("blocks", -(-size // block), "decoded all")
+' "$work/american/m1k1-m1k1.h5"
 
 finish

@@ -17,13 +17,20 @@ static void round_trip(const unsigned char *data, size_t n, unsigned block)
         unsigned char *back = malloc(n);
         cr_assert_eq(h5lz4_decode(chunk, len, back, n), n);
         cr_assert_eq(memcmp(back, data, n), 0, "level %d", level);
-        /* A prefix: exactly the bytes wanted, whatever block they end in. */
-        for (size_t want = 1; want < n; want = want * 3 + 7) {
-            memset(back, 0xEE, n);
-            cr_assert_eq(h5lz4_decode_prefix(chunk, len, back, n, want), want);
-            cr_assert_eq(memcmp(back, data, want), 0, "prefix of %zu bytes, level %d", want, level);
-        }
-        cr_assert_eq(h5lz4_decode_prefix(chunk, len, back, n, n + 5), n, "more than the chunk: all of it");
+        /* A range: the block holding its first byte on to exactly its last byte, whatever block
+         * that is in; the blocks before left alone. */
+        size_t blk = block == 0 || block > n ? n : block;
+        for (size_t want = 1; want < n; want = want * 3 + 7)
+            for (size_t from = 0; from < want; from += want / 3 + 1) {
+                memset(back, 0xEE, n);
+                size_t lo = 99;
+                cr_assert_eq(h5lz4_decode_range(chunk, len, back, n, from, want, &lo), want);
+                cr_assert_eq(lo, from / blk * blk, "from %zu, block %zu", from, blk);
+                cr_assert_eq(memcmp(back + lo, data + lo, want - lo), 0, "[%zu, %zu), level %d", from, want, level);
+                for (size_t i = 0; i < lo; i++)
+                    cr_assert_eq(back[i], 0xEE, "byte %zu before the range was written", i);
+            }
+        cr_assert_eq(h5lz4_decode_range(chunk, len, back, n, 0, n + 5, NULL), n, "more than the chunk: all of it");
         free(back);
         free(chunk);
     }
@@ -69,7 +76,7 @@ Test(h5lz4, malformed_chunks_are_refused_without_overrun)
         }
         size_t got = h5lz4_decode(bad, len, out, n);
         cr_assert(got == 0 || got <= n);
-        got = h5lz4_decode_prefix(bad, len, out, n, (size_t)trial * 10 % n + 1);
+        got = h5lz4_decode_range(bad, len, out, n, (size_t)trial * 7 % n, (size_t)trial * 10 % n + 1, NULL);
         cr_assert(got == 0 || got <= n);
         free(bad);
     }
