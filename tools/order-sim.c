@@ -10,9 +10,12 @@
  * other step of the groups above it: "snake"), lays the values out in that order, fills the
  * don't-care positions with the value before them, packs two bits a value and compresses
  * it in chunks as damas does (chunk_write's chunk size, level and filter header). ORDERS (e.g. "UM>TM>TK>UK UM>TM>UK>TK")
- * limits the group orders tried. Then the predictor: positions classed by the captures the
- * side not to move threatens and by the moves of the side to move; each class's most common
- * value subtracted (mod 3) before compressing. 8x8 only. */
+ * limits the group orders tried ("none": no other order). First, in index order, two larger
+ * sets of don't-care positions: those whose every move leaves the opponent a capture, and
+ * those where the opponent threatens a capture (an upper bound: restoring them by a one-ply
+ * search need not end). Then the predictor: positions classed by the captures the side not to
+ * move threatens and by the moves of the side to move; each class's most common value
+ * subtracted (mod 3) before compressing. 8x8 only. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -128,10 +131,10 @@ int main(int argc, char **argv)
         return 1;
     }
     uint64_t n = slice.size;
-    uint8_t *wdl2 = malloc((n + 3) / 4), *values = malloc(n), *cls = malloc(n);
+    uint8_t *wdl2 = malloc((n + 3) / 4), *values = malloc(n), *cls = malloc(n), *more = malloc(n);
     Item *items = malloc(n * sizeof *items);
     Keyed *keyed = malloc(n * sizeof *keyed);
-    if (!wdl2 || !values || !cls || !items || !keyed) {
+    if (!wdl2 || !values || !cls || !more || !items || !keyed) {
         fprintf(stderr, "error: out of memory\n");
         return 1;
     }
@@ -164,11 +167,35 @@ int main(int argc, char **argv)
         int threats = dc ? 0 : movegen_has_capture(&turned, &v) ? movegen_moves(&turned, &v, &list) : 0;
         int moves = dc ? 0 : movegen_moves(&pos, &v, &list);
         cls[i] = (uint8_t)((threats > 3 ? 3 : threats) * 6 + (moves > 5 ? 5 : moves));
+        /* bit 0: every move leaves the opponent a capture; bit 1: the opponent threatens one */
+        int giving = 0;
+        for (int j = 0; j < moves; j++) {
+            Position after = pos;
+            Undo u;
+            pos_make(&after, &list.moves[j], &u);
+            giving += movegen_has_capture(&after, &v);
+        }
+        more[i] = (uint8_t)((moves > 0 && giving == moves) | (threats > 0) << 1);
     }
     size_t base = stored_bytes(values, n);
     printf("%s: %llu positions, %.1f%% don't-care; stored %llu bytes; index order %zu bytes, %.1f positions/byte\n",
            argv[2], (unsigned long long)n, 100.0 * (double)dont_care / (double)n, (unsigned long long)st.wdl.bytes,
            base, (double)n / (double)base);
+
+    for (int bit = 0; bit < 2; bit++) {
+        uint64_t extra = 0;
+        for (uint64_t i = 0; i < n; i++)
+            extra += more[i] >> bit & 1;
+        uint8_t *x = malloc(n);
+        for (uint64_t i = 0; x && i < n; i++)
+            x[i] = more[i] >> bit & 1 ? DONT_CARE : values[i];
+        size_t bytes = x ? stored_bytes(x, n) : 0;
+        printf("don't-care too where %s: %.1f%% more; %zu bytes, %.1f positions/byte\n",
+               bit ? "the opponent threatens a capture" : "every move leaves the opponent a capture",
+               100.0 * (double)extra / (double)n, bytes, (double)n / (double)(bytes ? bytes : 1));
+        free(x);
+    }
+    free(more);
 
     /* The predictor. */
     uint64_t count[CLASSES][3] = {{0}};
