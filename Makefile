@@ -9,6 +9,8 @@ PKGS    := hdf5 liblz4
 CFLAGS  := -std=c11 -O3 $(WARN) -D_POSIX_C_SOURCE=200809L -fopenmp $(if $(filter 1,$(NATIVE)),-march=native) \
            $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 LDLIBS  := $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lpthread -lm
+# Release builds optimise across files (link-time: -flto); the sanitizer build does not.
+LTO     := -flto=auto
 DEVFLAGS := -g -O1 -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined
 
 CORE_SRC := $(filter-out gen/mpi.c,$(wildcard core/*.c db/*.c gen/*.c eval/*.c train/*.c))
@@ -36,7 +38,7 @@ endef
 
 $(REL)/%.o: %.c $(HEADERS)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -c $< -o $@
+	$(CC) $(CFLAGS) $(LTO) -c $< -o $@
 
 $(DEV)/%.o: %.c $(HEADERS)
 	@mkdir -p $(dir $@)
@@ -47,19 +49,19 @@ damas: $(MPIB)/damas build/mode
 	cp $< $@
 else
 damas: $(call objects,$(REL),$(CORE_SRC) $(CLI_SRC)) build/mode
-	$(CC) $(CFLAGS) $(filter %.o,$^) -o $@ $(LDLIBS)
+	$(CC) $(CFLAGS) $(LTO) $(filter %.o,$^) -o $@ $(LDLIBS)
 endif
 
 # The MPI build: mpicc, DAMAS_MPI, and the distributed generator (gen/mpi.c).
 $(MPIB)/%.o: %.c $(HEADERS)
 	@mkdir -p $(dir $@)
-	mpicc $(CFLAGS) -DDAMAS_MPI -c $< -o $@
+	mpicc $(CFLAGS) $(LTO) -DDAMAS_MPI -c $< -o $@
 
 $(MPIB)/damas: $(call objects,$(MPIB),$(CORE_SRC) gen/mpi.c $(CLI_SRC))
-	mpicc $(CFLAGS) $^ -o $@ $(LDLIBS)
+	mpicc $(CFLAGS) $(LTO) $^ -o $@ $(LDLIBS)
 
 $(REL)/damas-tests: $(call objects,$(REL),$(CORE_SRC) $(TEST_SRC))
-	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS) $$(pkg-config --libs criterion)
+	$(CC) $(CFLAGS) $(LTO) $^ -o $@ $(LDLIBS) $$(pkg-config --libs criterion)
 
 $(DEV)/damas: $(call objects,$(DEV),$(CORE_SRC) $(CLI_SRC))
 	$(CC) $(CFLAGS) $(DEVFLAGS) $^ -o $@ $(LDLIBS)
@@ -107,15 +109,15 @@ bench-search: damas
 
 # Simulation of one unit split over ranks (docs/DISTRIBUTED.md).
 $(REL)/split-sim: $(call objects,$(REL),$(CORE_SRC) tools/split-sim.c)
-	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
+	$(CC) $(CFLAGS) $(LTO) $^ -o $@ $(LDLIBS)
 
 # Compression of one slice in other index orders (README, "Probing and compression").
 $(REL)/order-sim: $(call objects,$(REL),$(CORE_SRC) tools/order-sim.c)
-	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
+	$(CC) $(CFLAGS) $(LTO) $^ -o $@ $(LDLIBS)
 
 # Probe speed and compression figures (scripts/bench-probe.sh).
 $(REL)/probe-bench: $(call objects,$(REL),$(CORE_SRC) tools/probe-bench.c)
-	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
+	$(CC) $(CFLAGS) $(LTO) $^ -o $@ $(LDLIBS)
 
 clean:
 	rm -rf build damas

@@ -73,9 +73,9 @@ static uint64_t assert_probe_matches_order(const Fixture *f, DbProbe *p, int thr
             uint64_t i = descending ? t->slice.size - 1 - j : j;
             Position pos;
             slice_unrank(&t->slice, i, &pos);
-            DbValue v;
-            int wdl;
-            char err[512];
+            DbValue v = {-1, -1};   /* as printed if the probe fails */
+            int wdl = -1;
+            char err[512] = "";
             bool ok = probe_value(p, &pos, &v, err, sizeof err) == DAMAS_OK && v.wdl == t->wdl[i] &&
                       v.dtw == t->dtw[i] && probe_wdl(p, &pos, &wdl, err, sizeof err) == DAMAS_OK &&
                       wdl == t->wdl[i];
@@ -150,7 +150,7 @@ Test(probe, moves_and_lines_agree_with_the_successors)
             Position after = pos;
             Undo u;
             pos_make(&after, &moves[k].move, &u);
-            DbValue next;
+            DbValue next = {0, 0};   /* (cr_assert below stops the test if the probe fails) */
             cr_assert_eq(probe_value(p, &after, &next, err, sizeof err), DAMAS_OK, "%s", err);
             DbValue want = db_value_after(next);
             cr_assert(want.wdl == moves[k].value.wdl && want.dtw == moves[k].value.dtw);

@@ -64,8 +64,8 @@ Test(search, finds_forced_wins_from_the_database_and_plays_a_winning_move, .init
     Search *alone = search_new(&variant, w, NULL, 8), *helped = search_new(&variant, w, p, 8);
     ProbeMove *moves = malloc(MOVELIST_MAX * sizeof *moves);
     for (int i = 0; i < n; i++) {
-        DbValue v;
-        probe_value(p, &pos[i], &v, err, sizeof err);
+        DbValue v = {0, 0};
+        cr_assert_eq(probe_value(p, &pos[i], &v, err, sizeof err), DAMAS_OK, "%s", err);
         for (int k = 0; k < 2; k++) {
             Search *s = k ? helped : alone;
             search_clear(s);

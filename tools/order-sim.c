@@ -115,7 +115,7 @@ int main(int argc, char **argv)
             binom[n][k] = k == 0 ? 1 : binom[n - 1][k - 1] + (k < n ? binom[n - 1][k] : 0);
     char err[512], path[STORE_PATH_MAX];
     Variant v;
-    Material m;
+    Material m = {0, 0, 0, 0};
     Slice slice;
     hid_t file;
     StoredSlice st;
