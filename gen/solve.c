@@ -54,6 +54,13 @@ static bool vec_push(Vec *a, uint64_t x)
     return true;
 }
 
+/* Positions to propagate, by distance, as one thread found them (so that threads push without
+ * a lock, and no pass has to gather what they found). */
+typedef struct {
+    Vec *level;
+    int n;
+} Queue;
+
 typedef struct {
     const Variant *v;
     const DbSet *solved;
@@ -61,9 +68,8 @@ typedef struct {
     uint64_t lo[2], hi[2]; /* the positions this process owns, per part: all without a split */
     uint32_t *w[2];      /* the working state of positions lo..hi-1, per part */
     int nparts;
-    Vec *levels;         /* positions to propagate, by distance */
-    int nlevels;
-    Vec *pending;        /* per thread: (level, item) pairs found in a parallel pass */
+    Queue *queues;       /* per thread */
+    int threads;
     SolveSplit *split;   /* NULL: the whole unit is solved here */
     Vec *out;            /* split: per thread and rank, updates for positions that rank owns */
     bool failed;
@@ -103,34 +109,48 @@ static int owner(const Solver *s, int part, uint64_t i)
 
 static void pend(Solver *s, int level, uint64_t item)
 {
-    Vec *p = &s->pending[omp_get_thread_num()];
-    if (level > MAX_DTW || !vec_push(p, (uint64_t)level) || !vec_push(p, item))
+    Queue *q = &s->queues[omp_get_thread_num()];
+    if (level > MAX_DTW) {
+        s->failed = true;
+        return;
+    }
+    if (level >= q->n) {
+        int n = level + 64;
+        Vec *l = realloc(q->level, (size_t)n * sizeof *l);
+        if (!l) {
+            s->failed = true;
+            return;
+        }
+        for (int k = q->n; k < n; k++)
+            l[k] = (Vec){0};
+        q->level = l;
+        q->n = n;
+    }
+    if (!vec_push(&q->level[level], item))
         s->failed = true;
 }
 
-/* Moves the (level, item) pairs found by the threads into the level buckets. */
-static bool merge_pending(Solver *s, int threads)
+/* The highest level from `from` on with positions to propagate, in any thread's queue; -1 if
+ * none. */
+static int top_level(const Solver *s, int from)
 {
-    for (int t = 0; t < threads; t++) {
-        Vec *p = &s->pending[t];
-        for (size_t i = 0; i < p->n; i += 2) {
-            int level = (int)p->v[i];
-            if (level >= s->nlevels) {
-                int n = level + 64;
-                Vec *l = realloc(s->levels, (size_t)n * sizeof *l);
-                if (!l)
-                    return false;
-                for (int k = s->nlevels; k < n; k++)
-                    l[k] = (Vec){0};
-                s->levels = l;
-                s->nlevels = n;
+    int top = -1;
+    for (int t = 0; t < s->threads; t++)
+        for (int l = s->queues[t].n - 1; l >= from && l > top; l--)
+            if (s->queues[t].level[l].n) {
+                top = l;
+                break;
             }
-            if (!vec_push(&s->levels[level], p->v[i + 1]))
-                return false;
-        }
-        p->n = 0;
-    }
-    return !s->failed;
+    return top;
+}
+
+/* Item k of a level taken from the threads' queues: now[t] holds items start[t]..start[t+1]-1. */
+static uint64_t item_at(const Vec *now, const size_t *start, size_t k)
+{
+    int t = 0;
+    while (k >= start[t + 1])
+        t++;
+    return now[t].v[k - start[t]];
 }
 
 static int part_of(const Solver *s, Material m)
@@ -454,10 +474,13 @@ int unit_solve_split(const DbSet *solved, Material m, int threads, SolveSplit *s
         if (!s.w[p])
             rc = DAMAS_ERR_RANGE;
     }
-    s.pending = calloc((size_t)threads, sizeof *s.pending);
+    s.threads = threads;
+    s.queues = calloc((size_t)threads, sizeof *s.queues);
+    Vec *now = calloc((size_t)threads, sizeof *now);
+    size_t *start = calloc((size_t)threads + 1, sizeof *start);
     if (split && !(s.out = calloc((size_t)threads * (size_t)split->ranks, sizeof *s.out)))
         rc = DAMAS_ERR_RANGE;
-    if (rc != DAMAS_OK || !s.pending) {
+    if (rc != DAMAS_OK || !s.queues || !now || !start) {
         snprintf(err, errlen, "out of memory for unit %d%d%d%d", m.um, m.uk, m.tm, m.tk);
         goto done;
     }
@@ -484,38 +507,46 @@ int unit_solve_split(const DbSet *solved, Material m, int threads, SolveSplit *s
             free(lookups);
         }
     }
-    if (!merge_pending(&s, threads))
+    if (s.failed)
         goto failed;
     double t1 = omp_get_wtime();
     int levels = 0;
     for (int level = 0;; level++) {
         /* The last level with positions to propagate; with a split, on any rank (or a
          * failure on any rank). */
-        int top = s.nlevels - 1;
-        while (top >= level && !s.levels[top].n)
-            top--;
+        int top = top_level(&s, level);
         if (split && (top = split->max(split->ctx, s.failed ? INT_MAX : top)) == INT_MAX)
             goto failed;
         if (top < level)
             break;
-        Vec now = level < s.nlevels ? s.levels[level] : (Vec){0};
-        levels = now.n ? level + 1 : levels;
-        if (level < s.nlevels)
-            s.levels[level] = (Vec){0};
-#pragma omp parallel for num_threads(threads) schedule(dynamic, 256)
-        for (size_t k = 0; k < now.n; k++) {
-            /* The queue is in no order: fetch the words of the positions a few ahead. */
-            if (k + 8 < now.n)
-                __builtin_prefetch(word(&s, ITEM_PART(now.v[k + 8]), ITEM_INDEX(now.v[k + 8])));
-            propagate(&s, now.v[k], level);
+        /* This level's positions, as the threads found them; what they find now goes to later
+         * levels. */
+        for (int t = 0; t < threads; t++) {
+            Queue *q = &s.queues[t];
+            now[t] = level < q->n ? q->level[level] : (Vec){0};
+            if (level < q->n)
+                q->level[level] = (Vec){0};
+            start[t + 1] = start[t] + now[t].n;
         }
-        free(now.v);
+        size_t total = start[threads];
+        levels = total ? level + 1 : levels;
+#pragma omp parallel for num_threads(threads) schedule(dynamic, 256)
+        for (size_t k = 0; k < total; k++) {
+            /* The queue is in no order: fetch the words of the positions a few ahead. */
+            if (k + 8 < total) {
+                uint64_t ahead = item_at(now, start, k + 8);
+                __builtin_prefetch(word(&s, ITEM_PART(ahead), ITEM_INDEX(ahead)));
+            }
+            propagate(&s, item_at(now, start, k), level);
+        }
+        for (int t = 0; t < threads; t++)
+            free(now[t].v);
         if (split) {
-            split->propagated += now.n;
+            split->propagated += total;
             if (s.failed || !exchange_updates(&s, threads, level))
                 goto failed;
         }
-        if (!merge_pending(&s, threads))
+        if (s.failed)
             goto failed;
     }
     if (split)
@@ -542,12 +573,14 @@ failed:
 done:
     for (int p = 0; p < 2; p++)
         free(s.w[p]);
-    for (int l = 0; l < s.nlevels; l++)
-        free(s.levels[l].v);
-    free(s.levels);
-    for (int t = 0; s.pending && t < threads; t++)
-        free(s.pending[t].v);
-    free(s.pending);
+    for (int t = 0; s.queues && t < threads; t++) {
+        for (int l = 0; l < s.queues[t].n; l++)
+            free(s.queues[t].level[l].v);
+        free(s.queues[t].level);
+    }
+    free(s.queues);
+    free(now);
+    free(start);
     for (int k = 0; s.out && k < threads * split->ranks; k++)
         free(s.out[k].v);
     free(s.out);
