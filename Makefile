@@ -11,6 +11,9 @@ CFLAGS  := -std=c11 -O3 $(WARN) -D_POSIX_C_SOURCE=200809L -fopenmp $(if $(filter
 LDLIBS  := $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lpthread -lm
 # Release builds optimise across files (link-time: -flto); the sanitizer build does not.
 LTO     := -flto=auto
+# Release builds are also profile-guided: an instrumented build (build/prof) runs
+# scripts/train-profile.sh first and GCC lays out ./damas for what it measured. PGO=0: without.
+PGO     ?= 1
 DEVFLAGS := -g -O1 -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined
 
 CORE_SRC := $(filter-out gen/mpi.c,$(wildcard core/*.c db/*.c gen/*.c eval/*.c train/*.c))
@@ -21,6 +24,12 @@ HEADERS  := $(wildcard core/*.h db/*.h gen/*.h eval/*.h train/*.h cli/*.h tests/
 REL := build/rel
 DEV := build/dev
 MPIB := build/mpi
+PROF := build/prof
+PROFILE := -fprofile-generate -fprofile-update=atomic
+ifeq ($(PGO),1)
+PGO_USE := -fprofile-use -fprofile-partial-training -Wno-missing-profile
+PGO_DEP := $(PROF)/trained
+endif
 
 # ./damas is the plain build, or with MPI=1 the MPI one; build/mode remembers which it is so
 # that switching rebuilds it.
@@ -36,9 +45,26 @@ define objects
 $(patsubst %.c,$(1)/%.o,$(2))
 endef
 
-$(REL)/%.o: %.c $(HEADERS)
+# A release object reads the profile its instrumented twin left (build/prof/X.gcda). Both are
+# compiled from inside their build directory with the same source and object names, because
+# GCC tells a file's static functions apart in the profile by those names.
+$(REL)/%.o: %.c $(HEADERS) $(PGO_DEP)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(LTO) -c $< -o $@
+	@rm -f $(REL)/$*.gcda
+	$(if $(PGO_USE),@if [ -f $(PROF)/$*.gcda ]; then cp $(PROF)/$*.gcda $(REL)/$*.gcda; fi)
+	cd $(REL) && $(CC) $(CFLAGS) $(LTO) $(PGO_USE) -c $(CURDIR)/$< -o $*.o
+
+$(PROF)/%.o: %.c $(HEADERS)
+	@mkdir -p $(dir $@)
+	cd $(PROF) && $(CC) $(CFLAGS) $(LTO) $(PROFILE) -c $(CURDIR)/$< -o $*.o
+
+$(PROF)/damas: $(call objects,$(PROF),$(CORE_SRC) $(CLI_SRC))
+	$(CC) $(CFLAGS) $(LTO) $(PROFILE) $^ -o $@ $(LDLIBS)
+
+$(PROF)/trained: $(PROF)/damas scripts/train-profile.sh
+	find $(PROF) -name '*.gcda' -delete
+	bash scripts/train-profile.sh $(PROF)/damas
+	touch $@
 
 $(DEV)/%.o: %.c $(HEADERS)
 	@mkdir -p $(dir $@)
@@ -49,7 +75,7 @@ damas: $(MPIB)/damas build/mode
 	cp $< $@
 else
 damas: $(call objects,$(REL),$(CORE_SRC) $(CLI_SRC)) build/mode
-	$(CC) $(CFLAGS) $(LTO) $(filter %.o,$^) -o $@ $(LDLIBS)
+	$(CC) $(CFLAGS) $(LTO) $(PGO_USE) $(filter %.o,$^) -o $@ $(LDLIBS)
 endif
 
 # The MPI build: mpicc, DAMAS_MPI, and the distributed generator (gen/mpi.c).
@@ -61,7 +87,7 @@ $(MPIB)/damas: $(call objects,$(MPIB),$(CORE_SRC) gen/mpi.c $(CLI_SRC))
 	mpicc $(CFLAGS) $(LTO) $^ -o $@ $(LDLIBS)
 
 $(REL)/damas-tests: $(call objects,$(REL),$(CORE_SRC) $(TEST_SRC))
-	$(CC) $(CFLAGS) $(LTO) $^ -o $@ $(LDLIBS) $$(pkg-config --libs criterion)
+	$(CC) $(CFLAGS) $(LTO) $(PGO_USE) $^ -o $@ $(LDLIBS) $$(pkg-config --libs criterion)
 
 $(DEV)/damas: $(call objects,$(DEV),$(CORE_SRC) $(CLI_SRC))
 	$(CC) $(CFLAGS) $(DEVFLAGS) $^ -o $@ $(LDLIBS)
@@ -109,15 +135,15 @@ bench-search: damas
 
 # Simulation of one unit split over ranks (docs/DISTRIBUTED.md).
 $(REL)/split-sim: $(call objects,$(REL),$(CORE_SRC) tools/split-sim.c)
-	$(CC) $(CFLAGS) $(LTO) $^ -o $@ $(LDLIBS)
+	$(CC) $(CFLAGS) $(LTO) $(PGO_USE) $^ -o $@ $(LDLIBS)
 
 # Compression of one slice in other index orders (README, "Probing and compression").
 $(REL)/order-sim: $(call objects,$(REL),$(CORE_SRC) tools/order-sim.c)
-	$(CC) $(CFLAGS) $(LTO) $^ -o $@ $(LDLIBS)
+	$(CC) $(CFLAGS) $(LTO) $(PGO_USE) $^ -o $@ $(LDLIBS)
 
 # Probe speed and compression figures (scripts/bench-probe.sh).
 $(REL)/probe-bench: $(call objects,$(REL),$(CORE_SRC) tools/probe-bench.c)
-	$(CC) $(CFLAGS) $(LTO) $^ -o $@ $(LDLIBS)
+	$(CC) $(CFLAGS) $(LTO) $(PGO_USE) $^ -o $@ $(LDLIBS)
 
 clean:
 	rm -rf build damas
