@@ -9,6 +9,7 @@
 #include "../core/movegen.h"
 #include "../core/notation.h"
 #include "../core/position.h"
+#include "../db/probe.h"
 #include "solve.h"
 
 /* The canonical units of `materials`: one entry per unit, in the given (dependency) order. */
@@ -61,19 +62,40 @@ uint64_t gen_unit_size(Material m, int board)
     return a.size + (material_equal(m, material_swap(m)) ? 0 : b.size);
 }
 
-/* Bytes a table kept for lookups takes (value and distance), and the working state of the
- * unit being solved (value, distance, counter, don't-care flag and queue entry), a position;
- * SHARED_BYTES of it (the state word and the queue) divide among the ranks of a split, the
- * finished tables do not. */
-enum { KEPT_BYTES = 3, SOLVING_BYTES = 13, SHARED_BYTES = 9 };
+/* Bytes a table kept for lookups takes (value and distance) a position. Solving a unit holds
+ * a 4-byte state word a position and queues positions at 4 bytes each (at most QUEUE_SHARE of
+ * the positions at once: every unit of ≤6 Brazilian stayed below 0.6), both divided among
+ * the ranks of a split; then it builds each slice's finished table (value, distance and
+ * don't-care flag, 4 bytes a position, whole on every rank) while the words of the slices not
+ * yet built are still held. */
+enum { KEPT_BYTES = 3, WORD_BYTES = 4, QUEUE_BYTES = 4, TABLE_BYTES = 4 };
+#define QUEUE_SHARE 0.75
 
-/* Bytes of working state for solving a unit of `size` positions split over `ranks`. */
-static uint64_t solving_bytes(uint64_t size, int ranks)
+/* Bytes of working state for solving unit m split over `ranks`. */
+static uint64_t solving_bytes(Material m, int board, int ranks)
 {
-    return (SOLVING_BYTES - SHARED_BYTES) * size + SHARED_BYTES * size / (uint64_t)ranks;
+    Slice a, b;
+    slice_init(&a, m, board);
+    uint64_t n0 = a.size, n1 = 0, r = (uint64_t)ranks;
+    if (!material_equal(m, material_swap(m))) {
+        slice_init(&b, material_swap(m), board);
+        n1 = b.size;
+    }
+    uint64_t n = n0 + n1;
+    uint64_t propagating = (uint64_t)((WORD_BYTES + QUEUE_BYTES * QUEUE_SHARE) * (double)n) / r;
+    uint64_t first = WORD_BYTES * n / r + TABLE_BYTES * n0;
+    uint64_t second = WORD_BYTES * n1 / r + TABLE_BYTES * n;
+    uint64_t tables = first > second ? first : second;
+    return propagating > tables ? propagating : tables;
 }
 
-void gen_plan(const Material *units, int n, const bool *on_disk, int board, int ranks, GenPlan *plan)
+/* The chunk cache through which a low-memory build reads the units not held (gen_plan_lean). */
+#define DISK_CACHE_BYTES ((size_t)256 << 20)
+
+
+/* The drop schedule of units [0, n): a unit on disk is loaded if a unit to solve, or a unit
+ * loaded, needs it; every unit held is dropped after the last unit that needs it. */
+static void plan_schedule(const Material *units, int n, const bool *on_disk, GenPlan *plan)
 {
     for (int d = 0; d < n; d++) {
         plan->load[d] = false;
@@ -91,27 +113,96 @@ void gen_plan(const Material *units, int n, const bool *on_disk, int board, int 
                     plan->free_after[d] = u;
             }
     }
-    plan->peak_bytes = 0;
-    uint64_t kept = 0;
+}
+
+/* The most bytes held at once following plan's schedule for units [0, n); *kept_end: the bytes
+ * still held after unit n-1. */
+static uint64_t plan_peak(const Material *units, int n, const bool *on_disk, int board, int ranks,
+                          const GenPlan *plan, uint64_t *kept_end)
+{
+    uint64_t peak = 0, kept = 0;
     for (int u = 0; u < n; u++) {
         uint64_t size = gen_unit_size(units[u], board);
         if (plan->free_after[u] >= 0) {
             /* Loading unpacks beside the table, about as much again as solving's state. */
-            uint64_t working = on_disk[u] ? KEPT_BYTES * size : solving_bytes(size, ranks);
-            if (kept + working + KEPT_BYTES * size > plan->peak_bytes)
-                plan->peak_bytes = kept + working + KEPT_BYTES * size;
+            uint64_t working = on_disk[u] ? KEPT_BYTES * size : solving_bytes(units[u], board, ranks);
+            if (kept + working + KEPT_BYTES * size > peak)
+                peak = kept + working + KEPT_BYTES * size;
             kept += KEPT_BYTES * size;
         }
         for (int d = 0; d <= u; d++)
             if (plan->free_after[d] == u)
                 kept -= KEPT_BYTES * gen_unit_size(units[d], board);
     }
+    if (kept_end)
+        *kept_end = kept;
+    return peak;
+}
+
+void gen_plan(const Material *units, int n, const bool *on_disk, int board, int ranks, GenPlan *plan)
+{
+    plan_schedule(units, n, on_disk, plan);
+    plan->lean_from = n;
+    plan->peak_bytes = plan_peak(units, n, on_disk, board, ranks, plan, NULL);
+}
+
+bool gen_lean_holds(const Material *units, const GenPlan *plan, int u, int d)
+{
+    int top = material_pieces(units[u]);
+    return u >= plan->lean_from && d < plan->lean_from && material_pieces(units[d]) == top - 1 &&
+           gen_unit_needs(units[u], units[d]);
+}
+
+void gen_plan_lean(const Material *units, int n, const bool *on_disk, int board, GenPlan *plan)
+{
+    int top = material_pieces(units[n - 1]), first = 0;
+    while (material_pieces(units[first]) < top)
+        first++;
+    bool solving = false;
+    for (int u = first; u < n; u++)
+        solving |= !on_disk[u];
+    /* The smaller units: the usual schedule among them, except that the units of fewer than
+     * top - 1 pieces stay to the end (the top units, and the top - 1 units they reload, need
+     * them) and are all loaded if a top unit is to be solved. */
+    plan_schedule(units, first, on_disk, plan);
+    for (int d = 0; d < first; d++)
+        if (material_pieces(units[d]) < top - 1 && (plan->free_after[d] >= 0 || solving)) {
+            plan->load[d] |= on_disk[d];
+            plan->free_after[d] = n - 1;
+        }
+    uint64_t small;
+    plan->peak_bytes = plan_peak(units, first, on_disk, board, 1, plan, &small);
+    /* The top units: each solved with the top - 1 units it needs held (loaded again if need
+     * be), the top units it promotes into read from disk, and dropped once written. */
+    for (int u = first; u < n; u++) {
+        plan->load[u] = false;
+        plan->free_after[u] = on_disk[u] ? -1 : u;
+        if (on_disk[u])
+            continue;
+        uint64_t held = 0, largest = 0;
+        for (int d = 0; d < first; d++)
+            if (gen_lean_holds(units, plan, u, d)) {
+                uint64_t size = gen_unit_size(units[d], board);
+                held += KEPT_BYTES * size;
+                largest = size > largest ? size : largest;
+            }
+        uint64_t need = small + held + KEPT_BYTES * largest + solving_bytes(units[u], board, 1) + DISK_CACHE_BYTES;
+        if (need > plan->peak_bytes)
+            plan->peak_bytes = need;
+    }
+    plan->lean_from = first;
+}
+
+/* This machine's memory in bytes. */
+static uint64_t memory_size(void)
+{
+    return (uint64_t)sysconf(_SC_PHYS_PAGES) * (uint64_t)sysconf(_SC_PAGE_SIZE);
 }
 
 /* Refuses a build needing `need` bytes more than this machine has; `how` tells why so much. */
 static int memory_fits(const Variant *v, int pieces, uint64_t need, const char *how, char *err, size_t errlen)
 {
-    uint64_t have = (uint64_t)sysconf(_SC_PHYS_PAGES) * (uint64_t)sysconf(_SC_PAGE_SIZE);
+    uint64_t have = memory_size();
     if (need > have) {
         snprintf(err, errlen,
                  "%s up to %d pieces needs about %.1f GiB of memory with this generator%s; this machine has "
@@ -142,25 +233,24 @@ int gen_check_memory(const Variant *v, int pieces, int ranks, int node_ranks, bo
         return memory_fits(v, pieces, peak * (uint64_t)node_ranks, how, err, errlen);
     }
     /* A rank keeps every unit it has needed: in the worst case, all. */
-    uint64_t largest = 0, positions = 0;
+    uint64_t solving = 0, positions = 0;
     for (int u = 0; u < n; u++) {
-        uint64_t size = gen_unit_size(units[u], v->rules.board_size);
-        positions += size;
-        largest = size > largest ? size : largest;
+        uint64_t bytes = solving_bytes(units[u], v->rules.board_size, 1);
+        positions += gen_unit_size(units[u], v->rules.board_size);
+        solving = bytes > solving ? bytes : solving;
     }
     snprintf(how, sizeof how, " (each MPI rank keeps every table it has used), %d ranks on this machine", node_ranks);
-    return memory_fits(v, pieces, (KEPT_BYTES * positions + SOLVING_BYTES * largest) * (uint64_t)node_ranks, how,
-                       err, errlen);
+    return memory_fits(v, pieces, (KEPT_BYTES * positions + solving) * (uint64_t)node_ranks, how, err, errlen);
 }
 
 /* Solves unit m from the tables in set, writes it to dir (with a split: rank 0 writes) and
  * adds its tables to set. */
-static int solve_unit(DbSet *set, Material m, const char *dir, int threads, SolveSplit *split, GenUnitTimes *times,
-                      char *err, size_t errlen)
+static int solve_unit(DbSet *set, DbProbe *disk, Material m, const char *dir, int threads, SolveSplit *split,
+                      GenUnitTimes *times, char *err, size_t errlen)
 {
     DbTable *out[2];
     int nout = 0;
-    int rc = unit_solve_split(set, m, threads, split, out, &nout, &times->solve, err, errlen);
+    int rc = unit_solve_split(set, disk, m, threads, split, out, &nout, &times->solve, err, errlen);
     double t0 = gen_now();
     if (rc == DAMAS_OK && (!split || split->rank == 0))
         rc = store_write_unit(dir, &set->variant, out, nout, err, errlen);
@@ -182,7 +272,7 @@ int gen_unit(DbSet *set, Material m, const char *dir, int threads, GenUnitTimes 
     *times = (GenUnitTimes){.skipped = store_unit_exists(dir, m)};
     if (times->skipped)
         return store_load_unit(dir, m, true, set, err, errlen);
-    return solve_unit(set, m, dir, threads, NULL, times, err, errlen);
+    return solve_unit(set, NULL, m, dir, threads, NULL, times, err, errlen);
 }
 
 double gen_now(void)
@@ -195,10 +285,34 @@ double gen_now(void)
 int gen_run(const Variant *v, int pieces, const char *dir, int threads, const GenProgress *progress, char *err,
             size_t errlen)
 {
-    return gen_run_split(v, pieces, dir, threads, NULL, progress, err, errlen);
+    return gen_run_split(v, pieces, dir, threads, NULL, false, progress, err, errlen);
 }
 
-int gen_run_split(const Variant *v, int pieces, const char *dir, int threads, SolveSplit *split,
+/* A top unit of a low-memory plan: the smaller units it needs loaded (again), the others of
+ * its piece count less one dropped, the units it promotes into read from disk. */
+static int solve_lean(DbSet *set, const Material *units, const GenPlan *plan, int u, const char *dir, int threads,
+                      GenUnitTimes *times, char *err, size_t errlen)
+{
+    int rc = DAMAS_OK;
+    for (int d = 0; d < plan->lean_from && rc == DAMAS_OK; d++)
+        if (material_pieces(units[d]) == material_pieces(units[u]) - 1) {
+            bool held = dbset_get(set, units[d]) != NULL;
+            if (!gen_lean_holds(units, plan, u, d))
+                dbset_drop(set, units[d]);
+            else if (!held)
+                rc = store_load_unit(dir, units[d], true, set, err, errlen);
+        }
+    if (rc != DAMAS_OK)
+        return rc;
+    DbProbe *disk = probe_open(dir, &set->variant, DISK_CACHE_BYTES, err, errlen);
+    if (!disk)
+        return DAMAS_ERR_RANGE;
+    rc = solve_unit(set, disk, units[u], dir, threads, NULL, times, err, errlen);
+    probe_close(disk);
+    return rc;
+}
+
+int gen_run_split(const Variant *v, int pieces, const char *dir, int threads, SolveSplit *split, bool low_memory,
                   const GenProgress *progress, char *err, size_t errlen)
 {
     Material units[DB_MAX_MATERIALS];
@@ -224,10 +338,24 @@ int gen_run_split(const Variant *v, int pieces, const char *dir, int threads, So
         rc = DAMAS_ERR_RANGE;
     }
     gen_plan(units, n, on_disk, v->rules.board_size, split ? split->ranks : 1, plan);
+    /* Without a split, a build that would not fit keeping every table it needs (or any build
+     * with low_memory) follows the low-memory plan. */
+    uint64_t keeping = plan->peak_bytes;
+    if (!split && (low_memory || keeping > memory_size())) {
+        gen_plan_lean(units, n, on_disk, v->rules.board_size, plan);
+        if (progress && progress->note) {
+            char note[256];
+            snprintf(note, sizeof note,
+                     "low-memory plan: the %d-piece units read the units they promote into from disk and are "
+                     "not kept; about %.1f GiB (keeping the tables: %.1f GiB)",
+                     material_pieces(units[n - 1]), (double)plan->peak_bytes / (1 << 30), (double)keeping / (1 << 30));
+            progress->note(progress->ctx, note);
+        }
+    }
     /* A build that cannot fit leaves no directory behind. (With a split, gen_run_mpi has
      * checked the memory and the directory.) */
     if (rc == DAMAS_OK && !split)
-        rc = memory_fits(v, pieces, plan->peak_bytes, "", err, errlen);
+        rc = memory_fits(v, pieces, plan->peak_bytes, plan->lean_from < n ? " (low-memory plan)" : "", err, errlen);
     if (rc == DAMAS_OK && !split)
         rc = store_manifest(dir, v, true, err, errlen);
     dbset_init(set, v);
@@ -237,8 +365,10 @@ int gen_run_split(const Variant *v, int pieces, const char *dir, int threads, So
         double t0 = gen_now();
         GenUnitTimes times = {.skipped = on_disk[u]};
         /* A unit on disk that nothing left to solve needs is not read at all. */
-        if (!on_disk[u])
-            rc = solve_unit(set, units[u], dir, threads, split, &times, err, errlen);
+        if (!on_disk[u] && u >= plan->lean_from)
+            rc = solve_lean(set, units, plan, u, dir, threads, &times, err, errlen);
+        else if (!on_disk[u])
+            rc = solve_unit(set, NULL, units[u], dir, threads, split, &times, err, errlen);
         else if (plan->load[u])
             rc = store_load_unit(dir, units[u], true, set, err, errlen);
         for (int d = 0; d <= u; d++)

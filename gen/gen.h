@@ -26,6 +26,7 @@ typedef struct {
 typedef struct {
     void (*unit_done)(void *ctx, const GenUnitReport *r); /* after each unit; may be NULL */
     void *ctx;
+    void (*note)(void *ctx, const char *message);        /* what the run will do; may be NULL */
 } GenProgress;
 
 /* Builds every slice of v with at most `pieces` pieces into dir (created if missing). A unit
@@ -39,8 +40,9 @@ int gen_run(const Variant *v, int pieces, const char *dir, int threads, const Ge
 /* gen_run with every unit solved together by the ranks of `split` (unit_solve_split; NULL:
  * gen_run): all ranks hold the same tables, rank 0 writes the files. The caller has checked
  * the memory (gen_check_memory) and the directory's manifest, on every rank; `progress`
- * should be given on one rank only. */
-int gen_run_split(const Variant *v, int pieces, const char *dir, int threads, SolveSplit *split,
+ * should be given on one rank only. Without a split, the low-memory plan (gen_plan_lean) is
+ * followed if the usual one would not fit in this machine's memory, or if `low_memory`. */
+int gen_run_split(const Variant *v, int pieces, const char *dir, int threads, SolveSplit *split, bool low_memory,
                   const GenProgress *progress, char *err, size_t errlen);
 
 /* The canonical units (store_unit_name) of every slice with at most `pieces` pieces, in an
@@ -57,16 +59,31 @@ uint64_t gen_unit_size(Material m, int board_size);
 
 /* What gen_run holds in memory: which units on disk it loads (those a unit to solve needs,
  * and the units their captures lead to), after which unit it drops each unit it holds (-1:
- * never held), and the most bytes it holds at once. */
+ * never held), and the most bytes it holds at once. In a low-memory plan, the units from
+ * lean_from on (those with the most pieces) are solved as gen_lean_holds says and dropped
+ * once written; lean_from is n in the usual plan. */
 typedef struct {
     bool load[DB_MAX_MATERIALS];
     int free_after[DB_MAX_MATERIALS];
+    int lean_from;
     uint64_t peak_bytes;
 } GenPlan;
 
 /* The plan for building the n units (gen_units order) of which those marked on_disk exist,
  * each unit's solving state shared by `ranks` ranks (1: one process). */
 void gen_plan(const Material *units, int n, const bool *on_disk, int board, int ranks, GenPlan *plan);
+
+/* The low-memory plan for one process: the usual one for the units with fewer pieces than the
+ * last unit (N), except that those of fewer than N - 1 pieces are kept to the end; then each
+ * N-piece unit is solved holding only the (N - 1)-piece units it needs (loading them again
+ * from disk if they were dropped), reading the N-piece units it promotes into from disk
+ * through a probe cache, and dropped once written. For builds that keeping every table a
+ * later unit needs would not fit: ≤7 pieces on 8x8. */
+void gen_plan_lean(const Material *units, int n, const bool *on_disk, int board, GenPlan *plan);
+
+/* In a low-memory plan, whether unit d (of N - 1 pieces) is held while top unit u is solved:
+ * u needs it. */
+bool gen_lean_holds(const Material *units, const GenPlan *plan, int u, int d);
 
 /* Refuses (DAMAS_ERR_RANGE, with the figures) an MPI build of `ranks` ranks that would not fit
  * in this machine's memory with `node_ranks` of them on it: with units shared among the ranks
@@ -89,9 +106,9 @@ double gen_now(void);
  * reported on rank 0 only. With `split`, the ranks instead solve each unit together, each
  * owning a share of its positions (gen_run_split). Output is byte-identical to gen_run's. On a
  * rank's failure the job is aborted with the message (MPI_Abort); *rank tells the caller which
- * rank it is. */
-int gen_run_mpi(const Variant *v, int pieces, const char *dir, int threads, bool split, const GenProgress *progress,
-                int *rank, char *err, size_t errlen);
+ * rank it is. `low_memory` (gen_run_split) is for one rank only. */
+int gen_run_mpi(const Variant *v, int pieces, const char *dir, int threads, bool split, bool low_memory,
+                const GenProgress *progress, int *rank, char *err, size_t errlen);
 #endif
 
 /* Loads every unit file present in dir into s (which must be initialised for dir's variant),

@@ -291,7 +291,7 @@ static int run_split(const Variant *v, int pieces, const char *dir, int threads,
     SolveSplit split = {.rank = rank, .ranks = ranks, .exchange = split_exchange, .max = split_max,
                         .broadcast = split_broadcast};
     double t0 = gen_now();
-    int rc = gen_run_split(v, pieces, dir, threads, &split, rank == 0 ? progress : NULL, err, errlen);
+    int rc = gen_run_split(v, pieces, dir, threads, &split, false, rank == 0 ? progress : NULL, err, errlen);
     if (rc != DAMAS_OK)
         return rc;
     double mine[5] = {(double)split.owned, (double)split.propagated, (double)split.sent, (double)split.received,
@@ -307,8 +307,8 @@ static int run_split(const Variant *v, int pieces, const char *dir, int threads,
     return DAMAS_OK;
 }
 
-int gen_run_mpi(const Variant *v, int pieces, const char *dir, int threads, bool split, const GenProgress *progress,
-                int *rank, char *err, size_t errlen)
+int gen_run_mpi(const Variant *v, int pieces, const char *dir, int threads, bool split, bool low_memory,
+                const GenProgress *progress, int *rank, char *err, size_t errlen)
 {
     int provided, ranks;
     MPI_Init_thread(NULL, NULL, MPI_THREAD_MULTIPLE, &provided);
@@ -316,7 +316,12 @@ int gen_run_mpi(const Variant *v, int pieces, const char *dir, int threads, bool
     MPI_Comm_size(MPI_COMM_WORLD, &ranks);
     if (ranks == 1 && !split) {
         MPI_Finalize();
-        return gen_run(v, pieces, dir, threads, progress, err, errlen);
+        return gen_run_split(v, pieces, dir, threads, NULL, low_memory, progress, err, errlen);
+    }
+    if (low_memory) {
+        MPI_Finalize();
+        snprintf(err, errlen, "--low-memory is for one process: run it without mpirun, or without --split on one rank");
+        return DAMAS_ERR_RANGE;
     }
     int rc = DAMAS_OK;
     /* The ranks that share this machine's memory. */

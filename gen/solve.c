@@ -1,6 +1,9 @@
 #include "solve.h"
 
 #include <limits.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,6 +13,7 @@
 #include "../core/memory.h"
 #include "../core/movegen.h"
 #include "../core/position.h"
+#include "../db/probe.h"
 
 /* The working state of a position, one 32-bit word, so that an update touches one cache line:
  *   bits 30-31  DB_LOSS, DB_DRAW, DB_WIN, or UNDECIDED
@@ -54,16 +58,36 @@ static bool vec_push(Vec *a, uint64_t x)
     return true;
 }
 
-/* Positions to propagate, by distance, as one thread found them (so that threads push without
- * a lock, and no pass has to gather what they found). */
+/* A queue entry: a position's index in its part (below 2^31), and whether it is a candidate
+ * win through an exit rather than a decided position. */
+#define QUEUED(cand, index) ((uint32_t)(cand) << 31 | (uint32_t)(index))
+#define QUEUED_CAND(x) ((int)((x) >> 31))
+#define QUEUED_INDEX(x) ((uint64_t)((x) & 0x7fffffffu))
+#define QUEUE_INDEX_LIMIT (1ull << 31)
+
+/* Entries in blocks, so that a list grows without copying and wastes at most one block: more
+ * than half the positions of a unit may wait in the queue at once, 4 bytes each. */
+enum { QBLOCK = 4096 };
+typedef struct QBlock {
+    struct QBlock *next;
+    int part;
+    uint32_t n;
+    uint32_t v[QBLOCK];
+} QBlock;
+
+/* Positions to propagate, by distance and part, as one thread found them (so that threads
+ * push without a lock, and no pass has to gather what they found): level[l][part] is a list
+ * of blocks, the one being filled first. */
 typedef struct {
-    Vec *level;
+    QBlock *(*level)[2];
     int n;
+    uint64_t pushed;     /* entries ever queued */
 } Queue;
 
 typedef struct {
     const Variant *v;
     const DbSet *solved;
+    DbProbe *disk;       /* units not in `solved` are read from disk through it; may be NULL */
     Slice slice[2];
     uint64_t lo[2], hi[2]; /* the positions this process owns, per part: all without a split */
     uint32_t *w[2];      /* the working state of positions lo..hi-1, per part */
@@ -107,7 +131,8 @@ static int owner(const Solver *s, int part, uint64_t i)
     }
 }
 
-static void pend(Solver *s, int level, uint64_t item)
+/* Queues position i of `part` at `level` (a candidate win through an exit if cand). */
+static void pend(Solver *s, int level, int part, int cand, uint64_t i)
 {
     Queue *q = &s->queues[omp_get_thread_num()];
     if (level > MAX_DTW) {
@@ -116,18 +141,39 @@ static void pend(Solver *s, int level, uint64_t item)
     }
     if (level >= q->n) {
         int n = level + 64;
-        Vec *l = realloc(q->level, (size_t)n * sizeof *l);
+        QBlock *(*l)[2] = realloc(q->level, (size_t)n * sizeof *l);
         if (!l) {
             s->failed = true;
             return;
         }
         for (int k = q->n; k < n; k++)
-            l[k] = (Vec){0};
+            l[k][0] = l[k][1] = NULL;
         q->level = l;
         q->n = n;
     }
-    if (!vec_push(&q->level[level], item))
-        s->failed = true;
+    QBlock **head = &q->level[level][part];
+    if (!*head || (*head)->n == QBLOCK) {
+        QBlock *b = malloc(sizeof *b);
+        if (!b) {
+            s->failed = true;
+            return;
+        }
+        b->next = *head;
+        b->part = part;
+        b->n = 0;
+        *head = b;
+    }
+    (*head)->v[(*head)->n++] = QUEUED(cand, i);
+    q->pushed++;
+}
+
+static void free_blocks(QBlock *b)
+{
+    while (b) {
+        QBlock *next = b->next;
+        free(b);
+        b = next;
+    }
 }
 
 /* The highest level from `from` on with positions to propagate, in any thread's queue; -1 if
@@ -137,20 +183,11 @@ static int top_level(const Solver *s, int from)
     int top = -1;
     for (int t = 0; t < s->threads; t++)
         for (int l = s->queues[t].n - 1; l >= from && l > top; l--)
-            if (s->queues[t].level[l].n) {
+            if (s->queues[t].level[l][0] || s->queues[t].level[l][1]) {
                 top = l;
                 break;
             }
     return top;
-}
-
-/* Item k of a level taken from the threads' queues: now[t] holds items start[t]..start[t+1]-1. */
-static uint64_t item_at(const Vec *now, const size_t *start, size_t k)
-{
-    int t = 0;
-    while (k >= start[t + 1])
-        t++;
-    return now[t].v[k - start[t]];
 }
 
 static int part_of(const Solver *s, Material m)
@@ -164,9 +201,10 @@ static int part_of(const Solver *s, Material m)
 enum { BLOCK = 64 };
 
 typedef struct {
-    const DbTable *t;    /* NULL: the side to move has no piece left, a loss in 0 */
+    const DbTable *t;    /* NULL: the value is known already, in wdl and dtw */
     uint64_t index;
     int owner;           /* the position of the block it is an exit of */
+    int wdl, dtw;
 } Lookup;
 
 typedef struct {
@@ -183,16 +221,26 @@ typedef struct {
     MoveList list;
 } Block;
 
-/* Locates in the solved tables the position after an exit; false if its table is missing. */
+/* Locates in the solved tables the position after an exit, or reads its value from disk if its
+ * unit is not in memory; false if neither has it. */
 static bool locate(const Solver *s, const Position *after, Lookup *l)
 {
     Material m = material_of(after);
     l->t = NULL;
+    l->wdl = DB_LOSS;
+    l->dtw = 0;
     if (m.um + m.uk == 0)
         return true;
     l->t = dbset_get(s->solved, m);
-    if (!l->t)
-        return false;
+    if (!l->t) {
+        DbValue v;
+        char err[256];
+        if (!s->disk || probe_value(s->disk, after, &v, err, sizeof err) != DAMAS_OK)
+            return false;
+        l->wdl = v.wdl;
+        l->dtw = v.dtw;
+        return true;
+    }
     l->index = slice_rank(&l->t->slice, after);
     __builtin_prefetch(&l->t->wdl[l->index]);
     __builtin_prefetch(&l->t->dtw[l->index]);
@@ -231,8 +279,8 @@ static void init_block(Solver *s, int part, uint64_t first, uint64_t end, Block 
     for (int k = 0; k < nl; k++) {
         const Lookup *l = &b->lookups[k];
         Exits *e = &b->e[l->owner];
-        int w = l->t ? l->t->wdl[l->index] : DB_LOSS;
-        int d = l->t ? l->t->dtw[l->index] : 0;
+        int w = l->t ? l->t->wdl[l->index] : l->wdl;
+        int d = l->t ? l->t->dtw[l->index] : l->dtw;
         if (w == DB_LOSS && d + 1 < e->best_win)
             e->best_win = d + 1;
         else if (w == DB_WIN && d + 1 > e->max_loss)
@@ -246,16 +294,16 @@ static void init_block(Solver *s, int part, uint64_t first, uint64_t end, Block 
         uint32_t dc = e->must_capture ? W_DONT_CARE : 0;
         if (e->moves == 0) {
             ws[i - first] = W_DECIDED(DB_LOSS, 0, dc);
-            pend(s, 0, ITEM(part, 0, i));
+            pend(s, 0, part, 0, i);
         } else if (e->inside == 0) {
             if (e->best_win != INT_MAX) {
                 ws[i - first] = W_DECIDED(DB_WIN, e->best_win, dc);
-                pend(s, e->best_win, ITEM(part, 0, i));
+                pend(s, e->best_win, part, 0, i);
             } else if (e->draw) {
                 ws[i - first] = W_DECIDED(DB_DRAW, 0, dc);
             } else {
                 ws[i - first] = W_DECIDED(DB_LOSS, e->max_loss, dc);
-                pend(s, e->max_loss, ITEM(part, 0, i));
+                pend(s, e->max_loss, part, 0, i);
             }
         } else {
             if (e->inside > MAX_COUNT || e->max_loss > MAX_DTW)
@@ -264,7 +312,7 @@ static void init_block(Solver *s, int part, uint64_t first, uint64_t end, Block 
             ws[i - first] = (uint32_t)UNDECIDED << 30 | dc | (saved ? W_SAVED : 0) |
                     (uint32_t)(e->max_loss > 0 ? e->max_loss : 0) << 8 | (uint32_t)e->inside;
             if (e->best_win != INT_MAX)
-                pend(s, e->best_win, ITEM(part, 1, i));
+                pend(s, e->best_win, part, 1, i);
         }
     }
 }
@@ -278,7 +326,7 @@ static void all_successors_won(Solver *s, int part, uint64_t j, uint32_t w, int 
         return;
     int d = W_MAX_LOSS(w) > level ? W_MAX_LOSS(w) : level;
     __atomic_store_n(word(s, part, j), W_DECIDED(DB_LOSS, d, w), __ATOMIC_RELAXED);
-    pend(s, d, ITEM(part, 0, j));
+    pend(s, d, part, 0, j);
 }
 
 /* Predecessor j (of part pp, owned here) of a position decided at `level`, lost or won, learns
@@ -291,7 +339,7 @@ static void update(Solver *s, int pp, uint64_t j, bool lost, int level)
         for (; W_STATE(w) == UNDECIDED;)
             if (__atomic_compare_exchange_n(p, &w, W_DECIDED(DB_WIN, level + 1, w), true, __ATOMIC_RELAXED,
                                             __ATOMIC_RELAXED)) {
-                pend(s, level + 1, ITEM(pp, 0, j));
+                pend(s, level + 1, pp, 0, j);
                 break;
             }
     } else {
@@ -304,13 +352,12 @@ static void update(Solver *s, int pp, uint64_t j, bool lost, int level)
     }
 }
 
-/* Position `item`, decided at `level`, tells its predecessors. */
-static void propagate(Solver *s, uint64_t item, int level)
+/* Position `queued` of `part`, decided at `level`, tells its predecessors. */
+static void propagate(Solver *s, int part, uint32_t queued, int level)
 {
-    int part = ITEM_PART(item);
-    uint64_t i = ITEM_INDEX(item);
+    uint64_t i = QUEUED_INDEX(queued);
     uint32_t *own = word(s, part, i);
-    if (ITEM_CAND(item)) {
+    if (QUEUED_CAND(queued)) {
         /* A win through an exit, unless a shorter one inside came at an earlier level. Wins
          * are decided at odd levels and losses at even ones, so no win through a lost
          * successor can race this one at the same level. */
@@ -448,15 +495,16 @@ static DbTable *table_of(Solver *s, int part, int threads)
 int unit_solve(const DbSet *solved, Material m, int threads, DbTable **out, int *nout, SolveTimes *times, char *err,
                size_t errlen)
 {
-    return unit_solve_split(solved, m, threads, NULL, out, nout, times, err, errlen);
+    return unit_solve_split(solved, NULL, m, threads, NULL, out, nout, times, err, errlen);
 }
 
-int unit_solve_split(const DbSet *solved, Material m, int threads, SolveSplit *split, DbTable **out, int *nout,
-                     SolveTimes *times, char *err, size_t errlen)
+int unit_solve_split(const DbSet *solved, DbProbe *disk, Material m, int threads, SolveSplit *split, DbTable **out,
+                     int *nout, SolveTimes *times, char *err, size_t errlen)
 {
     Solver s = {0};
     s.v = &solved->variant;
     s.solved = solved;
+    s.disk = disk;
     s.split = split;
     s.nparts = material_equal(m, material_swap(m)) ? 1 : 2;
     Material ms[2] = {m, material_swap(m)};
@@ -476,11 +524,18 @@ int unit_solve_split(const DbSet *solved, Material m, int threads, SolveSplit *s
     }
     s.threads = threads;
     s.queues = calloc((size_t)threads, sizeof *s.queues);
-    Vec *now = calloc((size_t)threads, sizeof *now);
-    size_t *start = calloc((size_t)threads + 1, sizeof *start);
+    size_t nnow = 0, capnow = 0;
+    QBlock **now = NULL;
     if (split && !(s.out = calloc((size_t)threads * (size_t)split->ranks, sizeof *s.out)))
         rc = DAMAS_ERR_RANGE;
-    if (rc != DAMAS_OK || !s.queues || !now || !start) {
+    for (int p = 0; p < s.nparts; p++)
+        if (s.slice[p].size > QUEUE_INDEX_LIMIT) {
+            snprintf(err, errlen, "unit %d%d%d%d: a slice of more than 2^31 positions is beyond this solver", m.um, m.uk,
+                     m.tm, m.tk);
+            rc = DAMAS_ERR_RANGE;
+            goto done;
+        }
+    if (rc != DAMAS_OK || !s.queues) {
         snprintf(err, errlen, "out of memory for unit %d%d%d%d", m.um, m.uk, m.tm, m.tk);
         goto done;
     }
@@ -511,6 +566,7 @@ int unit_solve_split(const DbSet *solved, Material m, int threads, SolveSplit *s
         goto failed;
     double t1 = omp_get_wtime();
     int levels = 0;
+    uint64_t taken = 0, most = 0; /* entries taken from the queue so far; most waiting at once */
     for (int level = 0;; level++) {
         /* The last level with positions to propagate; with a split, on any rank (or a
          * failure on any rank). */
@@ -521,26 +577,47 @@ int unit_solve_split(const DbSet *solved, Material m, int threads, SolveSplit *s
             break;
         /* This level's positions, as the threads found them; what they find now goes to later
          * levels. */
-        for (int t = 0; t < threads; t++) {
-            Queue *q = &s.queues[t];
-            now[t] = level < q->n ? q->level[level] : (Vec){0};
-            if (level < q->n)
-                q->level[level] = (Vec){0};
-            start[t + 1] = start[t] + now[t].n;
-        }
-        size_t total = start[threads];
-        levels = total ? level + 1 : levels;
-#pragma omp parallel for num_threads(threads) schedule(dynamic, 256)
-        for (size_t k = 0; k < total; k++) {
-            /* The queue is in no order: fetch the words of the positions a few ahead. */
-            if (k + 8 < total) {
-                uint64_t ahead = item_at(now, start, k + 8);
-                __builtin_prefetch(word(&s, ITEM_PART(ahead), ITEM_INDEX(ahead)));
-            }
-            propagate(&s, item_at(now, start, k), level);
-        }
+        size_t blocks = 0, total = 0;
         for (int t = 0; t < threads; t++)
-            free(now[t].v);
+            for (int p = 0; level < s.queues[t].n && p < 2; p++)
+                for (QBlock *b = s.queues[t].level[level][p]; b; b = b->next)
+                    blocks++;
+        if (blocks > capnow) {
+            QBlock **grown = realloc(now, blocks * sizeof *now);
+            if (!grown)
+                goto failed;
+            now = grown;
+            capnow = blocks;
+        }
+        nnow = 0;
+        for (int t = 0; t < threads; t++)
+            for (int p = 0; level < s.queues[t].n && p < 2; p++) {
+                for (QBlock *b = s.queues[t].level[level][p]; b; b = b->next) {
+                    now[nnow++] = b;
+                    total += b->n;
+                }
+                s.queues[t].level[level][p] = NULL;
+            }
+        levels = total ? level + 1 : levels;
+        uint64_t waiting = 0;
+        for (int t = 0; t < threads; t++)
+            waiting += s.queues[t].pushed;
+        waiting = waiting - taken;
+        most = waiting > most ? waiting : most;
+        taken += total;
+#pragma omp parallel for num_threads(threads) schedule(dynamic, 1)
+        for (size_t k = 0; k < nnow; k++) {
+            const QBlock *b = now[k];
+            for (uint32_t j = 0; j < b->n; j++) {
+                /* The queue is in no order: fetch the words of the positions a few ahead. */
+                if (j + 8 < b->n)
+                    __builtin_prefetch(word(&s, b->part, QUEUED_INDEX(b->v[j + 8])));
+                propagate(&s, b->part, b->v[j], level);
+            }
+        }
+        for (size_t k = 0; k < nnow; k++)
+            free(now[k]);
+        nnow = 0;
         if (split) {
             split->propagated += total;
             if (s.failed || !exchange_updates(&s, threads, level))
@@ -551,6 +628,11 @@ int unit_solve_split(const DbSet *solved, Material m, int threads, SolveSplit *s
     }
     if (split)
         levels = split->max(split->ctx, levels);
+#ifdef __GLIBC__
+    /* The queue's blocks came from malloc's heaps, which keep freed memory: hand it back before
+     * the finished tables are built. */
+    malloc_trim(0);
+#endif
     double t2 = omp_get_wtime();
     for (int p = 0; p < s.nparts; p++)
         if (!(done[p] = table_of(&s, p, threads)))
@@ -559,13 +641,14 @@ int unit_solve_split(const DbSet *solved, Material m, int threads, SolveSplit *s
         out[p] = done[p];
     *nout = s.nparts;
     if (times)
-        *times = (SolveTimes){t1 - t0, t2 - t1, omp_get_wtime() - t2, levels};
+        *times = (SolveTimes){t1 - t0, t2 - t1, omp_get_wtime() - t2, levels,
+                              (double)most / (double)(s.hi[0] - s.lo[0] + (s.nparts > 1 ? s.hi[1] - s.lo[1] : 0))};
     goto done;
 
 failed:
     rc = DAMAS_ERR_RANGE;
     snprintf(err, errlen,
-             "unit %d%d%d%d: a successor's table is missing, memory ran out, a count or distance "
+             "unit %d%d%d%d: a successor's table is missing or unreadable, memory ran out, a count or distance "
              "exceeds what the solver holds%s",
              m.um, m.uk, m.tm, m.tk, split ? ", or another rank failed" : "");
     for (int p = 0; p < 2; p++)
@@ -575,12 +658,14 @@ done:
         free(s.w[p]);
     for (int t = 0; s.queues && t < threads; t++) {
         for (int l = 0; l < s.queues[t].n; l++)
-            free(s.queues[t].level[l].v);
+            for (int p = 0; p < 2; p++)
+                free_blocks(s.queues[t].level[l][p]);
         free(s.queues[t].level);
     }
     free(s.queues);
+    for (size_t k = 0; k < nnow; k++)
+        free(now[k]);
     free(now);
-    free(start);
     for (int k = 0; s.out && k < threads * split->ranks; k++)
         free(s.out[k].v);
     free(s.out);

@@ -4,14 +4,17 @@
 #ifndef DAMAS_GEN_SOLVE_H
 #define DAMAS_GEN_SOLVE_H
 
+#include "../db/probe.h"
 #include "../db/store.h"
 
 /* Where a solve's time went, in seconds: initialising every position from its moves,
  * propagating level by level (`levels` of them, the longest distance + 1), building the
- * tables. */
+ * tables; and the most positions waiting in the queue at once, as a share of the positions
+ * solved here (gen/gen.c plans memory for at most three quarters). */
 typedef struct {
     double init, propagate, tables;
     int levels;
+    double queue_peak;
 } SolveTimes;
 
 /* Solving one unit together with other processes (`mpirun damas gen --split`, gen/mpi.c):
@@ -45,11 +48,12 @@ void solve_share(uint64_t size, int rank, int ranks, uint64_t *first, uint64_t *
 int unit_solve(const DbSet *solved, Material m, int threads, DbTable **out, int *nout, SolveTimes *times, char *err,
                size_t errlen);
 
-/* unit_solve with the unit shared among the ranks of `split` (NULL: unit_solve). Every rank
- * gets the complete tables (it needs them for the units after), so `solved` must hold the
- * dependencies on every rank. A failure on one rank may leave the others waiting in a
+/* unit_solve with the dependencies missing from `solved` read from disk through `disk` (NULL:
+ * all must be in `solved`), and the unit shared among the ranks of `split` (NULL: unit_solve).
+ * Every rank gets the complete tables (it needs them for the units after), so `solved` must
+ * hold the dependencies on every rank. A failure on one rank may leave the others waiting in a
  * collective: the caller ends the job (MPI_Abort). */
-int unit_solve_split(const DbSet *solved, Material m, int threads, SolveSplit *split, DbTable **out, int *nout,
-                     SolveTimes *times, char *err, size_t errlen);
+int unit_solve_split(const DbSet *solved, DbProbe *disk, Material m, int threads, SolveSplit *split, DbTable **out,
+                     int *nout, SolveTimes *times, char *err, size_t errlen);
 
 #endif

@@ -43,6 +43,12 @@ check gen_split_needs_mpi 2 "error: --split needs the MPI build" -- "$damas" gen
 never=$(mktemp -u /tmp/damas-never.XXXXXX)
 check gen_refuses_what_memory_cannot_hold 1 "needs about" -- "$damas" gen --variant international --pieces 8 --out "$never"
 if [ -e "$never" ]; then fail "gen_refused_leaves_no_directory: $never exists"; rm -rf "$never"; else ok; fi
+lowmem=$(mktemp -d /tmp/damas-lowmem.XXXXXX)
+check gen_low_memory_says_so 0 "low-memory plan: the 3-piece units read the units they promote into from disk" -- \
+  "$damas" gen --variant czech --pieces 3 --out "$lowmem/lean" --low-memory
+"$damas" gen --variant czech --pieces 3 --out "$lowmem/usual" >/dev/null 2>&1
+if diff -r "$lowmem/lean" "$lowmem/usual" >/dev/null; then ok; else fail "gen_low_memory_same_files: they differ"; fi
+rm -rf "$lowmem"
 check verify_needs_db 2 "error: --db DIR is required" -- "$damas" verify
 check info_needs_db 2 "error: --db DIR is required" -- "$damas" info
 check info_missing_dir 1 "error: /nonexistent is not a damas database" -- "$damas" info --db /nonexistent

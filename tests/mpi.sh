@@ -36,6 +36,9 @@ done
 # Relaunching a finished job does nothing and says so.
 check mpi_all_on_disk 0 "23/ 23] m2k0-m2k0" -- "${mpi[@]}" -np 2 "$mpi_damas" gen --variant russian --pieces 4 \
   --out "$work/russian-2" --threads 1
+# The low-memory plan is for one process.
+check mpi_low_memory_one_process 1 "error: --low-memory is for one process" -- "${mpi[@]}" -np 2 "$mpi_damas" gen \
+  --variant russian --pieces 3 --out "$work/russian-lowmem" --low-memory
 # Another variant's directory: every rank refuses before any work.
 check mpi_other_variant 1 "holds a russian database" -- "${mpi[@]}" -np 2 "$mpi_damas" gen --variant american \
   --pieces 3 --out "$work/russian-2"

@@ -198,7 +198,7 @@ static void *fake_rank_solve(void *arg)
     FakeRank *me = arg;
     SolveSplit split = {.rank = me->rank, .ranks = me->world->ranks, .ctx = me, .exchange = fake_exchange,
                         .max = fake_max, .broadcast = fake_broadcast};
-    me->rc = unit_solve_split(me->solved, me->m, 1, &split, me->out, &me->nout, NULL, me->err, sizeof me->err);
+    me->rc = unit_solve_split(me->solved, NULL, me->m, 1, &split, me->out, &me->nout, NULL, me->err, sizeof me->err);
     return NULL;
 }
 
@@ -417,4 +417,101 @@ Test(gen, generator_holds_only_the_units_still_needed)
         on_disk[u] = false;
     gen_plan(units, n, on_disk, 8, 1, &plan);
     cr_assert_lt(plan.peak_bytes, all);
+}
+
+/* Builds ≤pieces of a variant with the usual plan and with the low-memory one (the top units
+ * reading their promotions from disk), then again low-memory after deleting one unit of each
+ * of the two largest piece counts (so a dropped unit of N - 1 pieces is loaded again): the
+ * files are the same bytes every time. */
+static void assert_low_memory_builds_the_same_files(const char *variant, bool optional, int pieces)
+{
+    Variant v = test_variant(variant, optional);
+    char usual[] = "/tmp/damas-test-XXXXXX", lean[] = "/tmp/damas-test-XXXXXX", err[512], cmd[800];
+    cr_assert_not_null(mkdtemp(usual));
+    cr_assert_not_null(mkdtemp(lean));
+    cr_assert_eq(gen_run_split(&v, pieces, usual, 2, NULL, false, NULL, err, sizeof err), DAMAS_OK, "%s", err);
+    cr_assert_eq(gen_run_split(&v, pieces, lean, 2, NULL, true, NULL, err, sizeof err), DAMAS_OK, "%s", err);
+    snprintf(cmd, sizeof cmd, "diff -r %s %s >/dev/null", usual, lean);
+    cr_assert_eq(system(cmd), 0, "%s: the low-memory build differs", variant);
+    Material units[DB_MAX_MATERIALS];
+    int n = gen_units(pieces, v.rules.board_size, units), deleted = 0;
+    for (int u = n - 1; u >= 0 && deleted < 2; u--)
+        if (material_pieces(units[u]) == pieces - deleted && material_pieces(units[u]) > 2 &&
+            units[u].um + units[u].tm > 0) {
+            char name[DB_NAME_MAX];
+            store_unit_name(units[u], name);
+            snprintf(cmd, sizeof cmd, "rm %s/%s.h5", lean, name);
+            cr_assert_eq(system(cmd), 0);
+            deleted++;
+        }
+    cr_assert_eq(deleted, 2);
+    cr_assert_eq(gen_run_split(&v, pieces, lean, 1, NULL, true, NULL, err, sizeof err), DAMAS_OK, "%s", err);
+    snprintf(cmd, sizeof cmd, "diff -r %s %s >/dev/null && rm -rf %s %s", usual, lean, usual, lean);
+    cr_assert_eq(system(cmd), 0, "%s: the resumed low-memory build differs", variant);
+}
+
+Test(gen, low_memory_builds_write_the_same_files)
+{
+    assert_low_memory_builds_the_same_files("brazilian", false, 4);
+    assert_low_memory_builds_the_same_files("american", false, 4);
+    assert_low_memory_builds_the_same_files("russian", true, 4);
+}
+
+/* Replays a low-memory plan: the smaller units follow the usual schedule, those of fewer than
+ * N - 1 pieces stay to the end, and every top unit solved finds each unit it needs either
+ * held (kept, or of N - 1 pieces and loaded for it by gen_lean_holds) or on disk before it. */
+static void assert_low_memory_plan_holds_what_is_needed(int pieces, int board, const bool *on_disk)
+{
+    Material units[DB_MAX_MATERIALS];
+    int n = gen_units(pieces, board, units);
+    GenPlan plan;
+    gen_plan_lean(units, n, on_disk, board, &plan);
+    cr_assert_lt(plan.lean_from, n);
+    cr_assert_eq(material_pieces(units[plan.lean_from]), pieces);
+    cr_assert_eq(material_pieces(units[plan.lean_from - 1]), pieces - 1);
+    bool held[DB_MAX_MATERIALS] = {false}, solving = false;
+    for (int u = plan.lean_from; u < n; u++)
+        solving |= !on_disk[u];
+    for (int u = 0; u < plan.lean_from; u++) {
+        bool reads = !on_disk[u] || plan.load[u];
+        if (reads)
+            for (int d = 0; d < u; d++)
+                if (gen_unit_needs(units[u], units[d]))
+                    cr_assert(held[d], "unit %d %s without unit %d", u, on_disk[u] ? "loaded" : "solved", d);
+        held[u] = reads;
+        if (material_pieces(units[u]) < pieces - 1 && solving)
+            cr_assert(held[u] && plan.free_after[u] == n - 1, "unit %d of %d pieces is not kept", u, pieces - 2);
+        for (int d = 0; d <= u; d++)
+            if (plan.free_after[d] == u)
+                held[d] = false;
+    }
+    for (int u = plan.lean_from; u < n; u++) {
+        cr_assert(!plan.load[u], "top unit %d is loaded", u);
+        if (on_disk[u])
+            continue;
+        for (int d = 0; d < u; d++)
+            if (gen_unit_needs(units[u], units[d]))
+                cr_assert(held[d] || gen_lean_holds(units, &plan, u, d) || d >= plan.lean_from,
+                          "top unit %d solved without unit %d", u, d);
+    }
+}
+
+Test(gen, low_memory_plan_holds_what_each_unit_needs)
+{
+    bool on_disk[DB_MAX_MATERIALS] = {false};
+    assert_low_memory_plan_holds_what_is_needed(5, 8, on_disk);
+    assert_low_memory_plan_holds_what_is_needed(7, 8, on_disk);
+    Material units[DB_MAX_MATERIALS];
+    int n = gen_units(7, 8, units);
+    for (int u = 0; u < n; u++)
+        on_disk[u] = u % 3 != 0;
+    assert_low_memory_plan_holds_what_is_needed(7, 8, on_disk);
+    /* ≤7 on 8x8 needs far less than keeping every table (57.6 GiB), and fits in 24 GiB. */
+    for (int u = 0; u < n; u++)
+        on_disk[u] = false;
+    GenPlan usual, lean;
+    gen_plan(units, n, on_disk, 8, 1, &usual);
+    gen_plan_lean(units, n, on_disk, 8, &lean);
+    cr_assert_lt(lean.peak_bytes, usual.peak_bytes / 3);
+    cr_assert_lt(lean.peak_bytes, (uint64_t)20 << 30);
 }

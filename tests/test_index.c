@@ -137,16 +137,16 @@ Test(index, walk_visits_the_positions_of_consecutive_indices)
     int n = all_materials(4, ms);
     for (int i = 0; i < n; i++) {
         Slice s;
-        slice_init(&s, ms[i], 8);
+        cr_assert(slice_init(&s, ms[i], 8));
         check_walk(&s, 0, s.size);
-        slice_init(&s, ms[i], 10);
+        cr_assert(slice_init(&s, ms[i], 10));
         check_walk(&s, s.size / 3, 200000);
     }
     Material big[] = {{3, 1, 2, 1}, {2, 2, 2, 1}, {0, 4, 0, 3}, {4, 0, 3, 0}};
     for (size_t c = 0; c < sizeof big / sizeof big[0]; c++)
         for (int board = 8; board <= 10; board += 2) {
             Slice s;
-            slice_init(&s, big[c], board);
+            cr_assert(slice_init(&s, big[c], board));
             /* Across block boundaries: from just before each block's start. */
             for (int k = 1; k < s.nblocks; k++)
                 check_walk(&s, s.blocks[k].start - 3, 1000);
