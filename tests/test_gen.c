@@ -364,6 +364,18 @@ Test(gen, units_needed_by_a_unit_are_enough_to_solve_it)
     assert_needs_suffice("italian", true, 4);
 }
 
+/* Unit u of a plan being replayed: if solved or loaded, it finds the units it needs held, and
+ * is then held itself. */
+static void replay_reads(const Material *units, int u, const bool *on_disk, const GenPlan *plan, bool *held)
+{
+    bool reads = !on_disk[u] || plan->load[u];
+    if (reads)
+        for (int d = 0; d < u; d++)
+            if (gen_unit_needs(units[u], units[d]))
+                cr_assert(held[d], "unit %d %s without unit %d", u, on_disk[u] ? "loaded" : "solved", d);
+    held[u] = reads;
+}
+
 /* Replays a plan: every unit solved finds the units it needs held, every unit loaded finds
  * the units its captures lead to held, and nothing is held after the last unit. */
 static void assert_plan_holds_what_is_needed(int pieces, const bool *on_disk)
@@ -374,12 +386,7 @@ static void assert_plan_holds_what_is_needed(int pieces, const bool *on_disk)
     gen_plan(units, n, on_disk, 8, 1, &plan);
     bool held[DB_MAX_MATERIALS] = {false};
     for (int u = 0; u < n; u++) {
-        bool reads = !on_disk[u] || plan.load[u];
-        if (reads)
-            for (int d = 0; d < u; d++)
-                if (gen_unit_needs(units[u], units[d]))
-                    cr_assert(held[d], "unit %d %s without unit %d", u, on_disk[u] ? "loaded" : "solved", d);
-        held[u] = reads;
+        replay_reads(units, u, on_disk, &plan, held);
         for (int d = 0; d <= u; d++)
             if (plan.free_after[d] == u) {
                 cr_assert(held[d]);
@@ -473,12 +480,7 @@ static void assert_low_memory_plan_holds_what_is_needed(int pieces, int board, c
     for (int u = plan.lean_from; u < n; u++)
         solving |= !on_disk[u];
     for (int u = 0; u < plan.lean_from; u++) {
-        bool reads = !on_disk[u] || plan.load[u];
-        if (reads)
-            for (int d = 0; d < u; d++)
-                if (gen_unit_needs(units[u], units[d]))
-                    cr_assert(held[d], "unit %d %s without unit %d", u, on_disk[u] ? "loaded" : "solved", d);
-        held[u] = reads;
+        replay_reads(units, u, on_disk, &plan, held);
         if (material_pieces(units[u]) < pieces - 1 && solving)
             cr_assert(held[u] && plan.free_after[u] == n - 1, "unit %d of %d pieces is not kept", u, pieces - 2);
         for (int d = 0; d <= u; d++)
