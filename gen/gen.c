@@ -392,6 +392,20 @@ int gen_load_all(const char *dir, DbSet *s, bool data, int *slices, char *err, s
     Material units[DB_MAX_MATERIALS];
     int n = gen_units(DB_MAX_PIECES, s->variant.rules.board_size, units);
     *slices = 0;
+    /* Every table held at once, and the largest unpacked beside its table while loading. */
+    uint64_t need = 0, largest = 0;
+    for (int u = 0; u < n && data; u++)
+        if (store_unit_exists(dir, units[u])) {
+            uint64_t size = gen_unit_size(units[u], s->variant.rules.board_size);
+            need += KEPT_BYTES * size;
+            largest = size > largest ? size : largest;
+        }
+    need += KEPT_BYTES * largest;
+    if (data && need > memory_size()) {
+        snprintf(err, errlen, "holding every table of %s needs about %.1f GiB of memory; this machine has %.1f GiB", dir,
+                 (double)need / (1 << 30), (double)memory_size() / (1 << 30));
+        return DAMAS_ERR_RANGE;
+    }
     for (int u = 0; u < n; u++) {
         if (!store_unit_exists(dir, units[u]))
             continue;

@@ -112,7 +112,8 @@ int gen_run_mpi(const Variant *v, int pieces, const char *dir, int threads, bool
 #endif
 
 /* Loads every unit file present in dir into s (which must be initialised for dir's variant),
- * values too if `data`. Returns the number of slices loaded in *slices. */
+ * values too if `data` (refused, DAMAS_ERR_RANGE, if they would not fit in this machine's
+ * memory). Returns the number of slices loaded in *slices. */
 int gen_load_all(const char *dir, DbSet *s, bool data, int *slices, char *err, size_t errlen);
 
 typedef struct {

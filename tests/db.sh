@@ -62,6 +62,10 @@ check gen_into_other_variant 1 "error: $work/american holds a american database"
   "$damas" gen --variant russian --pieces 2 --out "$work/american"
 check verify_as_other_variant 1 "not russian" -- "$damas" verify --variant russian --db "$work/american"
 check verify_not_a_database 1 "error: /tmp is not a damas database" -- "$damas" verify --db /tmp
+# A database too large to hold (8-piece 10x10 unit names): refused before anything is read.
+"$damas" gen --variant international --pieces 2 --out "$work/huge" >/dev/null 2>&1
+for u in m0k4-m0k4 m1k3-m1k3 m2k2-m2k2 m3k1-m3k1 m4k0-m4k0; do : >"$work/huge/$u.h5"; done
+check verify_refuses_what_memory_cannot_hold 1 "GiB of memory; this machine has" -- "$damas" verify --db "$work/huge"
 cp -r "$work/russian" "$work/truncated"
 unit="$work/truncated/m0k1-m1k1.h5"
 truncate -s 3000 "$unit"
