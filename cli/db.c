@@ -24,10 +24,12 @@ static const char gen_help[] =
     "                working state of 1/R of its positions: for units too big for one node\n";
 
 static const char verify_help[] =
-    "usage: damas verify [--variant V [--optional-capture]] --db DIR [--threads T]\n"
+    "usage: damas verify [--variant V [--optional-capture]] --db DIR [--threads T] [--low-memory]\n"
     "\n"
     "Checks every stored position against its successors' stored values, independently of the\n"
-    "generator. Exits 1 naming the slice and position of the first inconsistency.\n";
+    "generator. Exits 1 naming the slice and position of the first inconsistency.\n"
+    "  --low-memory  one unit at a time, reading the successors of other units through a cache\n"
+    "                (chosen by itself when holding every table would not fit in memory)\n";
 
 static const char info_help[] =
     "usage: damas info --db DIR [--json]\n"
@@ -174,7 +176,7 @@ static int open_db(const char *command, const char *dir, const char *variant, bo
 int cmd_verify(int argc, char **argv)
 {
     const char *variant = NULL, *dir = NULL, *value;
-    bool optional = false;
+    bool optional = false, low_memory = false;
     uint64_t threads = (uint64_t)threads_default();
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
@@ -189,19 +191,35 @@ int cmd_verify(int argc, char **argv)
                 return CLI_USAGE;
         } else if (!strcmp(argv[i], "--optional-capture")) {
             optional = true;
+        } else if (!strcmp(argv[i], "--low-memory")) {
+            low_memory = true;
         } else {
             return cli_error(CLI_USAGE, "unexpected argument '%s' (see damas verify --help)", argv[i]);
         }
     }
+    /* The statistics first: they check the directory, the variant and every file's header. */
     DbSet *set;
-    int rc = open_db("verify", dir, variant, optional, true, &set);
+    int rc = open_db("verify", dir, variant, optional, false, &set);
     if (rc != CLI_OK)
         return rc;
+    low_memory |= !gen_load_fits(dir, set->variant.rules.board_size);
     double t0 = cli_now();
     VerifyReport r;
-    verify_set(set, (int)threads, &r);
+    char err[1024];
+    if (low_memory) {
+        fprintf(stderr, "verifying one unit at a time (low memory)\n");
+        rc = verify_dir(&set->variant, dir, (int)threads, &r, err, sizeof err);
+    } else {
+        dbset_free(set);
+        free(set);
+        if ((rc = open_db("verify", dir, variant, optional, true, &set)) != CLI_OK)
+            return rc;
+        verify_set(set, (int)threads, &r);
+    }
     dbset_free(set);
     free(set);
+    if (rc != DAMAS_OK)
+        return cli_error(CLI_FAIL, "%s", err);
     if (!r.ok)
         return cli_error(CLI_FAIL, "verify failed in %s: %s", dir, r.failure);
     printf("ok: %d slices, %llu positions consistent (%.1f s)\n", r.slices, (unsigned long long)r.positions,

@@ -387,20 +387,33 @@ int gen_run_split(const Variant *v, int pieces, const char *dir, int threads, So
     return rc;
 }
 
+/* Bytes to hold every table in dir at once, and the largest unpacked beside its table while
+ * loading. */
+static uint64_t load_bytes(const char *dir, int board)
+{
+    Material units[DB_MAX_MATERIALS];
+    int n = gen_units(DB_MAX_PIECES, board, units);
+    uint64_t need = 0, largest = 0;
+    for (int u = 0; u < n; u++)
+        if (store_unit_exists(dir, units[u])) {
+            uint64_t size = gen_unit_size(units[u], board);
+            need += KEPT_BYTES * size;
+            largest = size > largest ? size : largest;
+        }
+    return need + KEPT_BYTES * largest;
+}
+
+bool gen_load_fits(const char *dir, int board)
+{
+    return load_bytes(dir, board) <= memory_size();
+}
+
 int gen_load_all(const char *dir, DbSet *s, bool data, int *slices, char *err, size_t errlen)
 {
     Material units[DB_MAX_MATERIALS];
     int n = gen_units(DB_MAX_PIECES, s->variant.rules.board_size, units);
     *slices = 0;
-    /* Every table held at once, and the largest unpacked beside its table while loading. */
-    uint64_t need = 0, largest = 0;
-    for (int u = 0; u < n && data; u++)
-        if (store_unit_exists(dir, units[u])) {
-            uint64_t size = gen_unit_size(units[u], s->variant.rules.board_size);
-            need += KEPT_BYTES * size;
-            largest = size > largest ? size : largest;
-        }
-    need += KEPT_BYTES * largest;
+    uint64_t need = load_bytes(dir, s->variant.rules.board_size);
     if (data && need > memory_size()) {
         snprintf(err, errlen, "holding every table of %s needs about %.1f GiB of memory; this machine has %.1f GiB", dir,
                  (double)need / (1 << 30), (double)memory_size() / (1 << 30));
@@ -418,8 +431,8 @@ int gen_load_all(const char *dir, DbSet *s, bool data, int *slices, char *err, s
 }
 
 /* Checks one position; on an inconsistency writes why to `why` and returns false. */
-static bool verify_position(const DbSet *s, const DbTable *t, uint64_t i, const Position *pos, char *why,
-                            size_t len)
+static bool verify_position(const DbSet *s, DbProbe *disk, const DbTable *t, uint64_t i, const Position *pos,
+                            char *why, size_t len)
 {
     const Variant *v = &s->variant;
     MoveList list;
@@ -432,8 +445,14 @@ static bool verify_position(const DbSet *s, const DbTable *t, uint64_t i, const 
         pos_make(&after, &list.moves[k], &u);
         uint16_t d;
         int w = dbset_value(s, &after, &d);
+        DbValue read;
+        char err[256];
+        if (w < 0 && disk && probe_value(disk, &after, &read, err, sizeof err) == DAMAS_OK) {
+            w = read.wdl;
+            d = (uint16_t)read.dtw;
+        }
         if (w < 0) {
-            snprintf(why, len, "a successor's slice is not in the database");
+            snprintf(why, len, "a successor's slice is not in the database, or unreadable");
             return false;
         }
         if (w == DB_LOSS && (min_loss < 0 || d < min_loss))
@@ -481,6 +500,7 @@ static bool verify_position(const DbSet *s, const DbTable *t, uint64_t i, const 
 
 typedef struct {
     const DbSet *s;
+    DbProbe *disk;          /* successors whose tables s does not hold; may be NULL */
     const DbTable *t;
     uint64_t first_bad;     /* the first inconsistent index, UINT64_MAX if none */
     char why[256];          /* what is wrong with it */
@@ -491,7 +511,7 @@ static void verify_visit(void *ctx, uint64_t i, const Position *pos)
     VerifySlice *vs = ctx;
     char why[256];
     if (i < __atomic_load_n(&vs->first_bad, __ATOMIC_RELAXED) &&
-        !verify_position(vs->s, vs->t, i, pos, why, sizeof why)) {
+        !verify_position(vs->s, vs->disk, vs->t, i, pos, why, sizeof why)) {
 #pragma omp critical(verify_failure)
         if (i < vs->first_bad) {
             __atomic_store_n(&vs->first_bad, i, __ATOMIC_RELAXED);
@@ -500,28 +520,88 @@ static void verify_visit(void *ctx, uint64_t i, const Position *pos)
     }
 }
 
-int verify_set(const DbSet *s, int threads, VerifyReport *r)
+/* Checks table t of s (successors outside s through disk), adding to r. */
+static void verify_table(const DbSet *s, DbProbe *disk, const DbTable *t, int threads, VerifyReport *r)
+{
+    VerifySlice vs = {s, disk, t, UINT64_MAX, ""};
+    slice_each(&t->slice, threads, verify_visit, &vs);
+    r->slices++;
+    r->positions += t->slice.size;
+    if (vs.first_bad != UINT64_MAX) {
+        char name[DB_NAME_MAX], fen[NOTATION_FEN_MAX];
+        Position pos;
+        slice_unrank(&t->slice, vs.first_bad, &pos);
+        notation_fen_write(&s->variant, &pos, NOTATION_NATIVE, fen);
+        material_name(t->slice.m, name);
+        snprintf(r->failure, sizeof r->failure, "slice %s, index %llu, %.200s: %.200s", name,
+                 (unsigned long long)vs.first_bad, fen, vs.why);
+        r->ok = false;
+    }
+}
+
+static void report_init(VerifyReport *r)
 {
     r->positions = 0;
     r->slices = 0;
     r->ok = true;
     r->failure[0] = '\0';
+}
+
+int verify_set(const DbSet *s, int threads, VerifyReport *r)
+{
+    report_init(r);
     const DbTable *t;
-    for (size_t k = 0; r->ok && (t = dbset_next(s, &k));) {
-        VerifySlice vs = {s, t, UINT64_MAX, ""};
-        slice_each(&t->slice, threads, verify_visit, &vs);
-        r->slices++;
-        r->positions += t->slice.size;
-        if (vs.first_bad != UINT64_MAX) {
-            char name[DB_NAME_MAX], fen[NOTATION_FEN_MAX];
-            Position pos;
-            slice_unrank(&t->slice, vs.first_bad, &pos);
-            notation_fen_write(&s->variant, &pos, NOTATION_NATIVE, fen);
-            material_name(t->slice.m, name);
-            snprintf(r->failure, sizeof r->failure, "slice %s, index %llu, %.200s: %.200s", name,
-                     (unsigned long long)vs.first_bad, fen, vs.why);
-            r->ok = false;
-        }
-    }
+    for (size_t k = 0; r->ok && (t = dbset_next(s, &k));)
+        verify_table(s, NULL, t, threads, r);
     return DAMAS_OK;
+}
+
+int verify_dir(const Variant *v, const char *dir, int threads, VerifyReport *r, char *err, size_t errlen)
+{
+    report_init(r);
+    Material units[DB_MAX_MATERIALS];
+    int n = gen_units(DB_MAX_PIECES, v->rules.board_size, units), top = 0;
+    bool present[DB_MAX_MATERIALS];
+    for (int u = 0; u < n; u++)
+        if ((present[u] = store_unit_exists(dir, units[u])) && material_pieces(units[u]) > top)
+            top = material_pieces(units[u]);
+    DbSet *set = malloc(sizeof *set);
+    DbProbe *disk = probe_open(dir, v, DISK_CACHE_BYTES, err, errlen);
+    if (!set || !disk) {
+        free(set);
+        if (disk)
+            snprintf(err, errlen, "out of memory");
+        probe_close(disk);
+        return DAMAS_ERR_RANGE;
+    }
+    dbset_init(set, v);
+    int rc = DAMAS_OK;
+    for (int u = 0; u < n && rc == DAMAS_OK && r->ok; u++) {
+        if (!present[u])
+            continue;
+        /* Held: every unit of fewer than top - 1 pieces, the units of top - 1 pieces that u
+         * needs (its captures' and promotions' units), and u; the others through disk. */
+        if (material_pieces(units[u]) >= top - 1)
+            for (int d = 0; d < u && rc == DAMAS_OK; d++)
+                if (present[d] && material_pieces(units[d]) == top - 1) {
+                    if (!gen_unit_needs(units[u], units[d]))
+                        dbset_drop(set, units[d]);
+                    else if (!dbset_get(set, units[d]))
+                        rc = store_load_unit(dir, units[d], true, set, err, errlen);
+                }
+        if (rc == DAMAS_OK && !dbset_get(set, units[u]))
+            rc = store_load_unit(dir, units[u], true, set, err, errlen);
+        Material twin = material_swap(units[u]);
+        if (rc == DAMAS_OK) {
+            verify_table(set, disk, dbset_get(set, units[u]), threads, r);
+            if (r->ok && !material_equal(units[u], twin))
+                verify_table(set, disk, dbset_get(set, twin), threads, r);
+        }
+        if (material_pieces(units[u]) == top)
+            dbset_drop(set, units[u]);
+    }
+    dbset_free(set);
+    free(set);
+    probe_close(disk);
+    return rc;
 }

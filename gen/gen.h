@@ -116,6 +116,9 @@ int gen_run_mpi(const Variant *v, int pieces, const char *dir, int threads, bool
  * memory). Returns the number of slices loaded in *slices. */
 int gen_load_all(const char *dir, DbSet *s, bool data, int *slices, char *err, size_t errlen);
 
+/* Whether gen_load_all of dir's tables (board size `board`) fits in this machine's memory. */
+bool gen_load_fits(const char *dir, int board);
+
 typedef struct {
     uint64_t positions;      /* positions checked */
     int slices;
@@ -127,5 +130,12 @@ typedef struct {
  * losing successor at d-1 and none shorter; a loss has only winning successors, the longest
  * at d-1 (d = 0 without moves); a draw has no losing successor and a drawing one. */
 int verify_set(const DbSet *s, int threads, VerifyReport *r);
+
+/* verify_set on the database of v in dir, one unit at a time, for databases too large to hold:
+ * it holds the units of fewer than N - 1 pieces (N the most in dir), the units of N - 1
+ * pieces the unit being checked needs, and that unit; successors in other units are read
+ * through a probe cache. Slower. Returns DAMAS_OK (the outcome in r) or an error (a file that
+ * does not load). */
+int verify_dir(const Variant *v, const char *dir, int threads, VerifyReport *r, char *err, size_t errlen);
 
 #endif

@@ -517,3 +517,65 @@ Test(gen, low_memory_plan_holds_what_each_unit_needs)
     cr_assert_lt(lean.peak_bytes, usual.peak_bytes / 3);
     cr_assert_lt(lean.peak_bytes, (uint64_t)20 << 30);
 }
+
+/* The unit-by-unit verifier (holding one unit and what it needs, the rest read through a probe)
+ * passes a good ≤4 database, and finds a wrong distance written to a file with a valid checksum
+ * in a 4-piece unit whose successors it reads from disk. */
+Test(gen, unit_by_unit_verifier_passes_good_files_and_finds_a_wrong_one)
+{
+    Variant v = test_variant("brazilian", false);
+    char dir[] = "/tmp/damas-test-XXXXXX", err[512], cmd[600];
+    cr_assert_not_null(mkdtemp(dir));
+    cr_assert_eq(gen_run(&v, 4, dir, 2, NULL, err, sizeof err), DAMAS_OK, "%s", err);
+    VerifyReport r;
+    cr_assert_eq(verify_dir(&v, dir, 2, &r, err, sizeof err), DAMAS_OK, "%s", err);
+    cr_assert(r.ok, "%s", r.failure);
+    cr_assert_eq(r.positions, 6408836);
+    DbSet *s = malloc(sizeof *s);
+    dbset_init(s, &v);
+    int slices;
+    cr_assert_eq(gen_load_all(dir, s, true, &slices, err, sizeof err), DAMAS_OK, "%s", err);
+    Material m = {1, 1, 1, 1};
+    DbTable *t = dbset_get(s, m), *twin = dbset_get(s, material_swap(m));
+    uint64_t i = 0;
+    Position pos;
+    /* A win whose stored value counts (no capture to make). */
+    for (;; i++) {
+        slice_unrank(&t->slice, i, &pos);
+        if (t->wdl[i] == DB_WIN && !db_dont_care(&v, &pos))
+            break;
+    }
+    t->dtw[i] += 2;
+    table_stats(t);
+    DbTable *both[2] = {t, twin};
+    cr_assert_eq(store_write_unit(dir, &v, both, twin && twin != t ? 2 : 1, err, sizeof err), DAMAS_OK, "%s", err);
+    cr_assert_eq(verify_dir(&v, dir, 2, &r, err, sizeof err), DAMAS_OK, "%s", err);
+    cr_assert(!r.ok);
+    cr_assert(strstr(r.failure, "m1k1-m1k1"), "%s", r.failure);
+    dbset_free(s);
+    free(s);
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    cr_assert_eq(system(cmd), 0);
+}
+
+/* Holding every table of a database too large for any machine (8-piece 10x10 unit names):
+ * refused before any file is read, with the figures. */
+Test(gen, loading_what_memory_cannot_hold_is_refused)
+{
+    Variant v = test_variant("international", false);
+    char dir[] = "/tmp/damas-test-XXXXXX", err[512], cmd[600];
+    cr_assert_not_null(mkdtemp(dir));
+    cr_assert_eq(gen_run(&v, 2, dir, 1, NULL, err, sizeof err), DAMAS_OK, "%s", err);
+    snprintf(cmd, sizeof cmd, "cd %s && touch m0k4-m0k4.h5 m1k3-m1k3.h5 m2k2-m2k2.h5 m4k0-m4k0.h5", dir);
+    cr_assert_eq(system(cmd), 0);
+    cr_assert_not(gen_load_fits(dir, 10));
+    DbSet *s = malloc(sizeof *s);
+    dbset_init(s, &v);
+    int slices;
+    cr_assert_eq(gen_load_all(dir, s, true, &slices, err, sizeof err), DAMAS_ERR_RANGE);
+    cr_assert(strstr(err, "GiB of memory; this machine has"), "%s", err);
+    dbset_free(s);
+    free(s);
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    cr_assert_eq(system(cmd), 0);
+}
