@@ -92,7 +92,6 @@ static uint64_t solving_bytes(Material m, int board, int ranks)
 /* The chunk cache through which a low-memory build reads the units not held (gen_plan_lean). */
 #define DISK_CACHE_BYTES ((size_t)256 << 20)
 
-
 /* The drop schedule of units [0, n): a unit on disk is loaded if a unit to solve, or a unit
  * loaded, needs it; every unit held is dropped after the last unit that needs it. */
 static void plan_schedule(const Material *units, int n, const bool *on_disk, GenPlan *plan)
@@ -445,14 +444,15 @@ static bool verify_position(const DbSet *s, DbProbe *disk, const DbTable *t, uin
         pos_make(&after, &list.moves[k], &u);
         uint16_t d;
         int w = dbset_value(s, &after, &d);
-        DbValue read;
-        char err[256];
-        if (w < 0 && disk && probe_value(disk, &after, &read, err, sizeof err) == DAMAS_OK) {
+        if (w < 0 && disk) {
+            DbValue read;
+            if (probe_value(disk, &after, &read, why, len) != DAMAS_OK)
+                return false;
             w = read.wdl;
             d = (uint16_t)read.dtw;
         }
         if (w < 0) {
-            snprintf(why, len, "a successor's slice is not in the database, or unreadable");
+            snprintf(why, len, "a successor's slice is not in the database");
             return false;
         }
         if (w == DB_LOSS && (min_loss < 0 || d < min_loss))
