@@ -287,20 +287,29 @@ int gen_run(const Variant *v, int pieces, const char *dir, int threads, const Ge
     return gen_run_split(v, pieces, dir, threads, NULL, false, progress, err, errlen);
 }
 
+/* Of the units before `end` with `pieces` pieces (and on disk: present, NULL if all are),
+ * those unit u needs are held in set (loaded from dir if they are not) and the others dropped. */
+static int hold_needed(DbSet *set, const Material *units, int end, const bool *present, int u, int pieces,
+                       const char *dir, char *err, size_t errlen)
+{
+    int rc = DAMAS_OK;
+    for (int d = 0; d < end && rc == DAMAS_OK; d++)
+        if ((!present || present[d]) && material_pieces(units[d]) == pieces) {
+            if (!gen_unit_needs(units[u], units[d]))
+                dbset_drop(set, units[d]);
+            else if (!dbset_get(set, units[d]))
+                rc = store_load_unit(dir, units[d], true, set, err, errlen);
+        }
+    return rc;
+}
+
 /* A top unit of a low-memory plan: the smaller units it needs loaded (again), the others of
- * its piece count less one dropped, the units it promotes into read from disk. */
+ * its piece count less one dropped (gen_lean_holds), the units it promotes into read from
+ * disk. */
 static int solve_lean(DbSet *set, const Material *units, const GenPlan *plan, int u, const char *dir, int threads,
                       GenUnitTimes *times, char *err, size_t errlen)
 {
-    int rc = DAMAS_OK;
-    for (int d = 0; d < plan->lean_from && rc == DAMAS_OK; d++)
-        if (material_pieces(units[d]) == material_pieces(units[u]) - 1) {
-            bool held = dbset_get(set, units[d]) != NULL;
-            if (!gen_lean_holds(units, plan, u, d))
-                dbset_drop(set, units[d]);
-            else if (!held)
-                rc = store_load_unit(dir, units[d], true, set, err, errlen);
-        }
+    int rc = hold_needed(set, units, plan->lean_from, NULL, u, material_pieces(units[u]) - 1, dir, err, errlen);
     if (rc != DAMAS_OK)
         return rc;
     DbProbe *disk = probe_open(dir, &set->variant, DISK_CACHE_BYTES, err, errlen);
@@ -582,13 +591,7 @@ int verify_dir(const Variant *v, const char *dir, int threads, VerifyReport *r, 
         /* Held: every unit of fewer than top - 1 pieces, the units of top - 1 pieces that u
          * needs (its captures' and promotions' units), and u; the others through disk. */
         if (material_pieces(units[u]) >= top - 1)
-            for (int d = 0; d < u && rc == DAMAS_OK; d++)
-                if (present[d] && material_pieces(units[d]) == top - 1) {
-                    if (!gen_unit_needs(units[u], units[d]))
-                        dbset_drop(set, units[d]);
-                    else if (!dbset_get(set, units[d]))
-                        rc = store_load_unit(dir, units[d], true, set, err, errlen);
-                }
+            rc = hold_needed(set, units, u, present, u, top - 1, dir, err, errlen);
         if (rc == DAMAS_OK && !dbset_get(set, units[u]))
             rc = store_load_unit(dir, units[u], true, set, err, errlen);
         Material twin = material_swap(units[u]);
