@@ -34,6 +34,8 @@ endif
 # ./damas is the plain build, or with MPI=1 the MPI one; build/mode remembers which it is so
 # that switching rebuilds it.
 $(shell mkdir -p build; echo "$(MPI)" | cmp -s - build/mode || echo "$(MPI)" > build/mode)
+# Likewise build/pgo for the release objects, so that `make PGO=0` and back rebuilds them.
+$(shell echo "$(PGO)" | cmp -s - build/pgo || echo "$(PGO)" > build/pgo)
 
 .PHONY: all dev test run deps clean bench-perft bench-gen bench-mpi bench-probe bench-search
 all: damas
@@ -48,7 +50,7 @@ endef
 # A release object reads the profile its instrumented twin left (build/prof/X.gcda). Both are
 # compiled from inside their build directory with the same source and object names, because
 # GCC tells a file's static functions apart in the profile by those names.
-$(REL)/%.o: %.c $(HEADERS) $(PGO_DEP)
+$(REL)/%.o: %.c $(HEADERS) $(PGO_DEP) build/pgo
 	@mkdir -p $(dir $@)
 	@rm -f $(REL)/$*.gcda
 	$(if $(PGO_USE),@if [ -f $(PROF)/$*.gcda ]; then cp $(PROF)/$*.gcda $(REL)/$*.gcda; fi)
