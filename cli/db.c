@@ -25,11 +25,15 @@ static const char gen_help[] =
 
 static const char verify_help[] =
     "usage: damas verify [--variant V [--optional-capture]] --db DIR [--threads T] [--low-memory]\n"
+    "                    [--unit NAME]...\n"
     "\n"
     "Checks every stored position against its successors' stored values, independently of the\n"
     "generator. Exits 1 naming the slice and position of the first inconsistency.\n"
     "  --low-memory  one unit at a time, reading the successors of other units through a cache\n"
-    "                (chosen by itself when holding every table would not fit in memory)\n";
+    "                (chosen by itself when holding every table would not fit in memory)\n"
+    "  --unit NAME   check only this unit (a slice name as damas info prints it, e.g. m1k2-m2k1;\n"
+    "                the unit is the slice and its colour-flipped twin), one unit at a time;\n"
+    "                repeat for more\n";
 
 static const char info_help[] =
     "usage: damas info --db DIR [--json]\n"
@@ -42,6 +46,7 @@ typedef struct {
     uint64_t positions;
     uint64_t solved;     /* positions solved (not loaded) */
     double solving;      /* seconds spent solving them */
+    const char *what;    /* was done to a unit: "solved", "checked" */
 } GenLog;
 
 static void gen_unit_done(void *ctx, const GenUnitReport *r)
@@ -59,10 +64,10 @@ static void gen_unit_done(void *ctx, const GenUnitReport *r)
     char how[160] = "on disk";
     const GenUnitTimes *t = r->times;
     if (!r->skipped && t)
-        snprintf(how, sizeof how, "solved (init %.1f s, %d levels %.1f s, write %.1f s, queue peak %.0f%%)",
+        snprintf(how, sizeof how, "%s (init %.1f s, %d levels %.1f s, write %.1f s, queue peak %.0f%%)", log->what,
                  t->solve.init, t->solve.levels, t->solve.propagate, t->write, 100 * t->solve.queue_peak);
     else if (!r->skipped)
-        snprintf(how, sizeof how, "solved");
+        snprintf(how, sizeof how, "%s", log->what);
     fprintf(stderr, "%s[%3d/%3d] %-12s %12llu positions %8.2f s %7.2f M pos/s  elapsed %.0f s, left ~%.0f s  %-*s%s",
             log->tty ? "\r" : "", r->done, r->total, r->name, (unsigned long long)r->positions, r->seconds,
             r->seconds > 0.001 ? (double)r->positions / r->seconds / 1e6 : 0, elapsed, left, log->tty ? 72 : 0, how,
@@ -118,7 +123,7 @@ int cmd_gen(int argc, char **argv)
         return cli_error(CLI_USAGE, "--pieces is required (see damas gen --help)");
     if (!out)
         return cli_error(CLI_USAGE, "--out DIR is required (see damas gen --help)");
-    GenLog log = {isatty(2), cli_now(), 0, 0, 0};
+    GenLog log = {isatty(2), cli_now(), 0, 0, 0, "solved"};
     GenProgress progress = {gen_unit_done, &log, gen_note};
     char err[1024];
 #ifdef DAMAS_MPI
@@ -178,6 +183,8 @@ int cmd_verify(int argc, char **argv)
     const char *variant = NULL, *dir = NULL, *value;
     bool optional = false, low_memory = false;
     uint64_t threads = (uint64_t)threads_default();
+    Material only[DB_MAX_MATERIALS];
+    int nonly = 0;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
             fputs(verify_help, stdout);
@@ -193,6 +200,11 @@ int cmd_verify(int argc, char **argv)
             optional = true;
         } else if (!strcmp(argv[i], "--low-memory")) {
             low_memory = true;
+        } else if ((value = cli_option(argc, argv, &i, "--unit"))) {
+            if (nonly == DB_MAX_MATERIALS)
+                return cli_error(CLI_USAGE, "too many --unit options");
+            if (!material_parse(value, &only[nonly++]))
+                return cli_error(CLI_USAGE, "--unit: '%s' is not a slice name like m1k2-m2k1", value);
         } else {
             return cli_error(CLI_USAGE, "unexpected argument '%s' (see damas verify --help)", argv[i]);
         }
@@ -202,13 +214,16 @@ int cmd_verify(int argc, char **argv)
     int rc = open_db("verify", dir, variant, optional, false, &set);
     if (rc != CLI_OK)
         return rc;
-    low_memory |= !gen_load_fits(dir, set->variant.rules.board_size);
+    low_memory |= nonly > 0 || !gen_load_fits(dir, set->variant.rules.board_size);
     double t0 = cli_now();
     VerifyReport r;
     char err[1024];
     if (low_memory) {
-        fprintf(stderr, "verifying one unit at a time (low memory)\n");
-        rc = verify_dir(&set->variant, dir, (int)threads, &r, err, sizeof err);
+        if (!nonly)
+            fprintf(stderr, "verifying one unit at a time (low memory)\n");
+        GenLog log = {isatty(2), t0, 0, 0, 0, "checked"};
+        GenProgress progress = {gen_unit_done, &log, NULL};
+        rc = verify_dir(&set->variant, dir, only, nonly, (int)threads, &progress, &r, err, sizeof err);
     } else {
         dbset_free(set);
         free(set);

@@ -565,15 +565,39 @@ int verify_set(const DbSet *s, int threads, VerifyReport *r)
     return DAMAS_OK;
 }
 
-int verify_dir(const Variant *v, const char *dir, int threads, VerifyReport *r, char *err, size_t errlen)
+/* Whether unit m is among the n units of `only` (each named by either slice); all if n is 0. */
+static bool unit_selected(Material m, const Material *only, int n)
+{
+    for (int k = 0; k < n; k++)
+        if (material_equal(only[k], m) || material_equal(material_swap(only[k]), m))
+            return true;
+    return n == 0;
+}
+
+int verify_dir(const Variant *v, const char *dir, const Material *only, int nonly, int threads,
+               const GenProgress *progress, VerifyReport *r, char *err, size_t errlen)
 {
     report_init(r);
     Material units[DB_MAX_MATERIALS];
-    int n = gen_units(DB_MAX_PIECES, v->rules.board_size, units), top = 0;
+    int n = gen_units(DB_MAX_PIECES, v->rules.board_size, units), top = 0, total = 0;
     bool present[DB_MAX_MATERIALS];
-    for (int u = 0; u < n; u++)
+    uint64_t positions_total = 0;
+    for (int u = 0; u < n; u++) {
         if ((present[u] = store_unit_exists(dir, units[u])) && material_pieces(units[u]) > top)
             top = material_pieces(units[u]);
+        if (present[u] && unit_selected(units[u], only, nonly)) {
+            total++;
+            positions_total += gen_unit_size(units[u], v->rules.board_size);
+        }
+    }
+    for (int k = 0; k < nonly; k++) {
+        char name[DB_NAME_MAX];
+        store_unit_name(only[k], name);
+        if (!store_unit_exists(dir, only[k])) {
+            snprintf(err, errlen, "unit %s is not in %s", name, dir);
+            return DAMAS_ERR_RANGE;
+        }
+    }
     DbSet *set = malloc(sizeof *set);
     DbProbe *disk = probe_open(dir, v, DISK_CACHE_BYTES, err, errlen);
     if (!set || !disk) {
@@ -584,14 +608,22 @@ int verify_dir(const Variant *v, const char *dir, int threads, VerifyReport *r, 
         return DAMAS_ERR_RANGE;
     }
     dbset_init(set, v);
-    int rc = DAMAS_OK;
+    int rc = DAMAS_OK, done = 0;
+    uint64_t positions_done = 0;
     for (int u = 0; u < n && rc == DAMAS_OK && r->ok; u++) {
-        if (!present[u])
+        if (!present[u] || !unit_selected(units[u], only, nonly))
             continue;
         /* Held: every unit of fewer than top - 1 pieces, the units of top - 1 pieces that u
-         * needs (its captures' and promotions' units), and u; the others through disk. */
-        if (material_pieces(units[u]) >= top - 1)
-            rc = hold_needed(set, units, u, present, u, top - 1, dir, err, errlen);
+         * needs (its captures' and promotions' units), and u; the others through disk.
+         * Checking only some units, top is u's piece count, and the smaller units it needs are
+         * loaded first (in order: loading restores their capture positions from theirs). */
+        int pieces = material_pieces(units[u]), held_top = nonly ? pieces : top;
+        double t0 = gen_now();
+        for (int d = 0; nonly && d < u && rc == DAMAS_OK; d++)
+            if (present[d] && material_pieces(units[d]) < held_top - 1 && !dbset_get(set, units[d]))
+                rc = store_load_unit(dir, units[d], true, set, err, errlen);
+        if (rc == DAMAS_OK && pieces >= held_top - 1)
+            rc = hold_needed(set, units, u, present, u, held_top - 1, dir, err, errlen);
         if (rc == DAMAS_OK && !dbset_get(set, units[u]))
             rc = store_load_unit(dir, units[u], true, set, err, errlen);
         Material twin = material_swap(units[u]);
@@ -600,8 +632,17 @@ int verify_dir(const Variant *v, const char *dir, int threads, VerifyReport *r, 
             if (r->ok && !material_equal(units[u], twin))
                 verify_table(set, disk, dbset_get(set, twin), threads, r);
         }
-        if (material_pieces(units[u]) == top)
+        if (pieces == held_top)
             dbset_drop(set, units[u]);
+        if (rc == DAMAS_OK && r->ok && progress && progress->unit_done) {
+            char name[DB_NAME_MAX];
+            material_name(units[u], name);
+            uint64_t size = gen_unit_size(units[u], v->rules.board_size);
+            positions_done += size;
+            GenUnitReport report = {++done, total, name, size, gen_now() - t0, false, positions_done, positions_total,
+                                    NULL};
+            progress->unit_done(progress->ctx, &report);
+        }
     }
     dbset_free(set);
     free(set);

@@ -132,10 +132,13 @@ typedef struct {
 int verify_set(const DbSet *s, int threads, VerifyReport *r);
 
 /* verify_set on the database of v in dir, one unit at a time, for databases too large to hold:
- * it holds the units of fewer than N - 1 pieces (N the most in dir), the units of N - 1
- * pieces the unit being checked needs, and that unit; successors in other units are read
- * through a probe cache. Slower. Returns DAMAS_OK (the outcome in r) or an error (a file that
- * does not load). */
-int verify_dir(const Variant *v, const char *dir, int threads, VerifyReport *r, char *err, size_t errlen);
+ * it holds the units of fewer than N - 1 pieces (N the most in dir), the units of one piece
+ * fewer that the unit being checked needs, and that unit; successors in other units are read
+ * through a probe cache. Slower. With nonly > 0, checks only the units of `only` (each named
+ * by either slice; an error if one is not in dir), holding just what each needs. Reports
+ * each unit checked to progress->unit_done (may be NULL). Returns DAMAS_OK (the outcome in r)
+ * or an error (a file that does not load, a unit asked for that is missing). */
+int verify_dir(const Variant *v, const char *dir, const Material *only, int nonly, int threads,
+               const GenProgress *progress, VerifyReport *r, char *err, size_t errlen);
 
 #endif

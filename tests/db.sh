@@ -76,6 +76,13 @@ size=$(stat -c %s "$unit")
 printf '\xff\xff\xff\xff' | dd of="$unit" bs=1 seek=$((size - 200)) conv=notrunc status=none
 check verify_flipped 1 "m0k1-m1k1" -- "$damas" verify --db "$work/flipped"
 check verify_low_memory_flipped 1 "m0k1-m1k1" -- "$damas" verify --db "$work/flipped" --low-memory
+# Some units only (either slice's name), with a line per unit checked.
+check verify_unit_reports_it 0 "[  1/  1] m0k1-m1k1" -- "$damas" verify --db "$work/american" --unit m0k1-m1k1
+check verify_unit_flipped 1 "slice m0k1-m1k1" -- "$damas" verify --db "$work/flipped" --unit m1k1-m0k1
+check verify_one_slice_unit 0 "ok: 1 slices, 992 positions consistent" -- \
+  "$damas" verify --db "$work/american" --unit m0k1-m0k1
+check verify_unit_absent 1 "error: unit m2k2-m2k2 is not in" -- "$damas" verify --db "$work/american" --unit m2k2-m2k2
+check verify_unit_malformed 2 "not a slice name" -- "$damas" verify --db "$work/american" --unit kings
 check probe_flipped 1 "m0k1-m1k1.h5: slice m0k1-m1k1" -- "$damas" probe --db "$work/flipped" "W:WK1:B14,K32"
 
 # A full disk: a clear error, exit 1, no partial unit, the finished units intact.

@@ -518,9 +518,17 @@ Test(gen, low_memory_plan_holds_what_each_unit_needs)
     cr_assert_lt(lean.peak_bytes, (uint64_t)20 << 30);
 }
 
+static void count_unit(void *ctx, const GenUnitReport *r)
+{
+    int *n = ctx;
+    cr_assert_eq(r->done, ++*n);
+    cr_assert_leq(r->done, r->total);
+}
+
 /* The unit-by-unit verifier (holding one unit and what it needs, the rest read through a probe)
  * passes a good ≤4 database, and finds a wrong distance written to a file with a valid checksum
- * in a 4-piece unit whose successors it reads from disk. */
+ * in a 4-piece unit whose successors it reads from disk; asked for some units only, it checks
+ * those (passing a good one, finding the wrong one) and refuses a unit that is not there. */
 Test(gen, unit_by_unit_verifier_passes_good_files_and_finds_a_wrong_one)
 {
     Variant v = test_variant("brazilian", false);
@@ -528,9 +536,12 @@ Test(gen, unit_by_unit_verifier_passes_good_files_and_finds_a_wrong_one)
     cr_assert_not_null(mkdtemp(dir));
     cr_assert_eq(gen_run(&v, 4, dir, 2, NULL, err, sizeof err), DAMAS_OK, "%s", err);
     VerifyReport r;
-    cr_assert_eq(verify_dir(&v, dir, 2, &r, err, sizeof err), DAMAS_OK, "%s", err);
+    int units = 0;
+    GenProgress progress = {count_unit, &units, NULL};
+    cr_assert_eq(verify_dir(&v, dir, NULL, 0, 2, &progress, &r, err, sizeof err), DAMAS_OK, "%s", err);
     cr_assert(r.ok, "%s", r.failure);
     cr_assert_eq(r.positions, 6408836);
+    cr_assert_eq(units, gen_units(4, 8, (Material[DB_MAX_MATERIALS]){0}));
     DbSet *s = malloc(sizeof *s);
     dbset_init(s, &v);
     int slices;
@@ -549,9 +560,21 @@ Test(gen, unit_by_unit_verifier_passes_good_files_and_finds_a_wrong_one)
     table_stats(t);
     DbTable *both[2] = {t, twin};
     cr_assert_eq(store_write_unit(dir, &v, both, twin && twin != t ? 2 : 1, err, sizeof err), DAMAS_OK, "%s", err);
-    cr_assert_eq(verify_dir(&v, dir, 2, &r, err, sizeof err), DAMAS_OK, "%s", err);
+    cr_assert_eq(verify_dir(&v, dir, NULL, 0, 2, NULL, &r, err, sizeof err), DAMAS_OK, "%s", err);
     cr_assert(!r.ok);
     cr_assert(strstr(r.failure, "m1k1-m1k1"), "%s", r.failure);
+    /* Some units only: named by either slice. */
+    Material good[2] = {{1, 1, 2, 0}, {0, 1, 0, 2}}, bad = {1, 1, 1, 1}, absent = {2, 1, 1, 1};
+    units = 0;
+    cr_assert_eq(verify_dir(&v, dir, good, 2, 2, &progress, &r, err, sizeof err), DAMAS_OK, "%s", err);
+    cr_assert(r.ok, "%s", r.failure);
+    cr_assert_eq(units, 2);
+    cr_assert_eq(r.positions, gen_unit_size(good[0], 8) + gen_unit_size(good[1], 8));
+    cr_assert_eq(verify_dir(&v, dir, &bad, 1, 2, NULL, &r, err, sizeof err), DAMAS_OK, "%s", err);
+    cr_assert(!r.ok);
+    cr_assert(strstr(r.failure, "m1k1-m1k1"), "%s", r.failure);
+    cr_assert_eq(verify_dir(&v, dir, &absent, 1, 2, NULL, &r, err, sizeof err), DAMAS_ERR_RANGE);
+    cr_assert(strstr(err, "not in"), "%s", err);
     dbset_free(s);
     free(s);
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
