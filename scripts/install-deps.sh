@@ -9,7 +9,7 @@ packages=(
   libhdf5-dev hdf5-tools hdf5-filter-plugin
   liblz4-dev lz4 xz-utils gnuplot-nox
   openmpi-bin libopenmpi-dev
-  python3 python3-h5py
+  python3 python3-h5py python3-hdf5plugin
 )
 
 missing=()

@@ -101,8 +101,8 @@ fi
 plugins=$(dirname "$(dpkg -L hdf5-filter-plugin 2>/dev/null | grep -m1 'libh5lz4.so')")
 check h5dump_reads_lz4 0 "(0): 64, 85, 85, 85, 85, 85, 85, 85, 160" -- \
   env HDF5_PLUGIN_PATH="$plugins" h5dump -d /m0k1-m0k1/wdl "$work/american/m0k1-m0k1.h5"
-# and h5py (Debian's python3-h5py, the same plugin; hdf5plugin is not packaged for Debian 12):
-# the values and the distances decode, with the slice's attributes.
+# and h5py (Debian's python3-h5py, the same plugin): the values and the distances decode, with
+# the slice's attributes.
 check h5py_reads_lz4 0 "[64, 85, 85, 85] 248 992 american" -- \
   env HDF5_PLUGIN_PATH="$plugins" /usr/bin/python3 -c '
 import sys, h5py
@@ -110,6 +110,18 @@ g = h5py.File(sys.argv[1], "r")["m0k1-m0k1"]
 w, d = g["wdl"][:], g["dtw"][:]
 assert len(d) == int(g.attrs["positions"]), len(d)
 print(list(w[:4]), len(w), int(g.attrs["positions"]), g.attrs["variant"].decode() if isinstance(g.attrs["variant"], bytes) else g.attrs["variant"])
+' "$work/american/m0k1-m0k1.h5"
+# and h5py with hdf5plugin, as its users open files (Debian's python3-hdf5plugin names the
+# filters and loads Debian's builds of them from HDF5's default plugin directory, no variable
+# set): the datasets' filter is the one hdf5plugin calls LZ4.
+check h5py_hdf5plugin_reads_lz4 0 "lz4 32004 [64, 85, 85, 85] 992" -- \
+  env -u HDF5_PLUGIN_PATH /usr/bin/python3 -c '
+import sys, h5py, hdf5plugin
+g = h5py.File(sys.argv[1], "r")["m0k1-m0k1"]
+assert all(str(hdf5plugin.LZ4_ID) in g[n]._filters for n in ("wdl", "dtw")), g["wdl"]._filters
+w, d = g["wdl"][:], g["dtw"][:]
+assert len(d) == int(g.attrs["positions"])
+print("lz4", hdf5plugin.LZ4_ID, list(w[:4]), int(g.attrs["positions"]))
 ' "$work/american/m0k1-m0k1.h5"
 # A distances chunk is LZ4 blocks of 16 KiB (docs/FORMAT.md): the plugin reads those too (the
 # largest slice's first chunk, which holds more than one block).
