@@ -47,7 +47,28 @@ typedef struct {
     uint64_t solved;     /* positions solved (not loaded) */
     double solving;      /* seconds spent solving them */
     const char *what;    /* was done to a unit: "solved", "checked" */
+    double ticked;       /* when the last line on a unit in progress was drawn */
 } GenLog;
+
+/* On a terminal, at most twice a second: how far the unit being solved has got. */
+static void gen_unit_tick(void *ctx, const GenTick *t)
+{
+    GenLog *log = ctx;
+    double now = cli_now();
+    if (!log->tty || now - log->ticked < 0.5)
+        return;
+    log->ticked = now;
+    double share = t->positions ? 100.0 * (double)t->done / (double)t->positions : 0;
+    char how[96];
+    if (t->phase == SOLVE_INIT)
+        snprintf(how, sizeof how, "initialising: %.0f%%", share);
+    else if (t->phase == SOLVE_PROPAGATE)
+        snprintf(how, sizeof how, "level %d: %.0f%% of the positions decided", t->level, share);
+    else
+        snprintf(how, sizeof how, "building the tables");
+    fprintf(stderr, "\r[%3d/%3d] %-12s %-60s", t->unit, t->total, t->name, how);
+    fflush(stderr);
+}
 
 static void gen_unit_done(void *ctx, const GenUnitReport *r)
 {
@@ -123,8 +144,8 @@ int cmd_gen(int argc, char **argv)
         return cli_error(CLI_USAGE, "--pieces is required (see damas gen --help)");
     if (!out)
         return cli_error(CLI_USAGE, "--out DIR is required (see damas gen --help)");
-    GenLog log = {isatty(2), cli_now(), 0, 0, 0, "solved"};
-    GenProgress progress = {gen_unit_done, &log, gen_note};
+    GenLog log = {isatty(2), cli_now(), 0, 0, 0, "solved", 0};
+    GenProgress progress = {gen_unit_done, &log, gen_note, gen_unit_tick};
     char err[1024];
 #ifdef DAMAS_MPI
     int rank = 0;
@@ -221,8 +242,8 @@ int cmd_verify(int argc, char **argv)
     if (low_memory) {
         if (!nonly)
             fprintf(stderr, "verifying one unit at a time (low memory)\n");
-        GenLog log = {isatty(2), t0, 0, 0, 0, "checked"};
-        GenProgress progress = {gen_unit_done, &log, NULL};
+        GenLog log = {isatty(2), t0, 0, 0, 0, "checked", 0};
+        GenProgress progress = {gen_unit_done, &log, NULL, NULL};
         rc = verify_dir(&set->variant, dir, only, nonly, (int)threads, &progress, &r, err, sizeof err);
     } else {
         dbset_free(set);

@@ -245,11 +245,11 @@ int gen_check_memory(const Variant *v, int pieces, int ranks, int node_ranks, bo
 /* Solves unit m from the tables in set, writes it to dir (with a split: rank 0 writes) and
  * adds its tables to set. */
 static int solve_unit(DbSet *set, DbProbe *disk, Material m, const char *dir, int threads, SolveSplit *split,
-                      GenUnitTimes *times, char *err, size_t errlen)
+                      const SolveWatch *watch, GenUnitTimes *times, char *err, size_t errlen)
 {
     DbTable *out[2];
     int nout = 0;
-    int rc = unit_solve_split(set, disk, m, threads, split, out, &nout, &times->solve, err, errlen);
+    int rc = unit_solve_split(set, disk, m, threads, split, watch, out, &nout, &times->solve, err, errlen);
     double t0 = gen_now();
     if (rc == DAMAS_OK && (!split || split->rank == 0))
         rc = store_write_unit(dir, &set->variant, out, nout, err, errlen);
@@ -271,7 +271,7 @@ int gen_unit(DbSet *set, Material m, const char *dir, int threads, GenUnitTimes 
     *times = (GenUnitTimes){.skipped = store_unit_exists(dir, m)};
     if (times->skipped)
         return store_load_unit(dir, m, true, set, err, errlen);
-    return solve_unit(set, NULL, m, dir, threads, NULL, times, err, errlen);
+    return solve_unit(set, NULL, m, dir, threads, NULL, NULL, times, err, errlen);
 }
 
 double gen_now(void)
@@ -307,7 +307,7 @@ static int hold_needed(DbSet *set, const Material *units, int end, const bool *p
  * its piece count less one dropped (gen_lean_holds), the units it promotes into read from
  * disk. */
 static int solve_lean(DbSet *set, const Material *units, const GenPlan *plan, int u, const char *dir, int threads,
-                      GenUnitTimes *times, char *err, size_t errlen)
+                      const SolveWatch *watch, GenUnitTimes *times, char *err, size_t errlen)
 {
     int rc = hold_needed(set, units, plan->lean_from, NULL, u, material_pieces(units[u]) - 1, dir, err, errlen);
     if (rc != DAMAS_OK)
@@ -315,9 +315,25 @@ static int solve_lean(DbSet *set, const Material *units, const GenPlan *plan, in
     DbProbe *disk = probe_open(dir, &set->variant, DISK_CACHE_BYTES, err, errlen);
     if (!disk)
         return DAMAS_ERR_RANGE;
-    rc = solve_unit(set, disk, units[u], dir, threads, NULL, times, err, errlen);
+    rc = solve_unit(set, disk, units[u], dir, threads, NULL, watch, times, err, errlen);
     probe_close(disk);
     return rc;
+}
+
+/* Passes a solve's progress on to GenProgress's unit_tick, naming the unit. */
+typedef struct {
+    const GenProgress *progress;
+    GenTick tick;
+} TickRelay;
+
+static void relay_tick(void *ctx, int phase, int level, uint64_t done, uint64_t total)
+{
+    TickRelay *r = ctx;
+    r->tick.phase = phase;
+    r->tick.level = level;
+    r->tick.done = done;
+    r->tick.positions = total;
+    r->progress->unit_tick(r->progress->ctx, &r->tick);
 }
 
 int gen_run_split(const Variant *v, int pieces, const char *dir, int threads, SolveSplit *split, bool low_memory,
@@ -372,11 +388,13 @@ int gen_run_split(const Variant *v, int pieces, const char *dir, int threads, So
         store_unit_name(units[u], name);
         double t0 = gen_now();
         GenUnitTimes times = {.skipped = on_disk[u]};
+        TickRelay relay = {progress, {u + 1, n, name, SOLVE_INIT, 0, 0, 0}};
+        SolveWatch watch = {relay_tick, &relay}, *w = progress && progress->unit_tick ? &watch : NULL;
         /* A unit on disk that nothing left to solve needs is not read at all. */
         if (!on_disk[u] && u >= plan->lean_from)
-            rc = solve_lean(set, units, plan, u, dir, threads, &times, err, errlen);
+            rc = solve_lean(set, units, plan, u, dir, threads, w, &times, err, errlen);
         else if (!on_disk[u])
-            rc = solve_unit(set, NULL, units[u], dir, threads, split, &times, err, errlen);
+            rc = solve_unit(set, NULL, units[u], dir, threads, split, w, &times, err, errlen);
         else if (plan->load[u])
             rc = store_load_unit(dir, units[u], true, set, err, errlen);
         for (int d = 0; d <= u; d++)

@@ -23,10 +23,20 @@ typedef struct {
     const GenUnitTimes *times;       /* where the time went; NULL if not known */
 } GenUnitReport;
 
+/* Where the solve of a unit has got to (SolveWatch's figures). */
+typedef struct {
+    int unit, total;                 /* the unit's place among the units (from 1), of total */
+    const char *name;
+    int phase, level;                /* SOLVE_INIT, SOLVE_PROPAGATE (after `level`) or SOLVE_TABLES */
+    uint64_t done, positions;        /* positions initialised, or decided, so far; of positions */
+} GenTick;
+
 typedef struct {
     void (*unit_done)(void *ctx, const GenUnitReport *r); /* after each unit; may be NULL */
     void *ctx;
     void (*note)(void *ctx, const char *message);        /* what the run will do; may be NULL */
+    void (*unit_tick)(void *ctx, const GenTick *t);      /* now and then while a unit is solved
+                                                          * (one process); may be NULL */
 } GenProgress;
 
 /* Builds every slice of v with at most `pieces` pieces into dir (created if missing). A unit

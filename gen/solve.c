@@ -352,8 +352,9 @@ static void update(Solver *s, int pp, uint64_t j, bool lost, int level)
     }
 }
 
-/* Position `queued` of `part`, decided at `level`, tells its predecessors. */
-static void propagate(Solver *s, int part, uint32_t queued, int level)
+/* Position `queued` of `part`, decided at `level`, tells its predecessors. False if it was a
+ * candidate win already decided otherwise (then nothing is done). */
+static bool propagate(Solver *s, int part, uint32_t queued, int level)
 {
     uint64_t i = QUEUED_INDEX(queued);
     uint32_t *own = word(s, part, i);
@@ -364,7 +365,7 @@ static void propagate(Solver *s, int part, uint32_t queued, int level)
         uint32_t w = __atomic_load_n(own, __ATOMIC_RELAXED);
         do
             if (W_STATE(w) != UNDECIDED)
-                return;
+                return false;
         while (!__atomic_compare_exchange_n(own, &w, W_DECIDED(DB_WIN, level, w), true, __ATOMIC_RELAXED,
                                             __ATOMIC_RELAXED));
     }
@@ -404,6 +405,7 @@ static void propagate(Solver *s, int part, uint32_t queued, int level)
                 s->failed = true;
         }
     }
+    return true;
 }
 
 /* After a level's pass with a split: the updates for other ranks' positions go to them, and
@@ -495,11 +497,11 @@ static DbTable *table_of(Solver *s, int part, int threads)
 int unit_solve(const DbSet *solved, Material m, int threads, DbTable **out, int *nout, SolveTimes *times, char *err,
                size_t errlen)
 {
-    return unit_solve_split(solved, NULL, m, threads, NULL, out, nout, times, err, errlen);
+    return unit_solve_split(solved, NULL, m, threads, NULL, NULL, out, nout, times, err, errlen);
 }
 
-int unit_solve_split(const DbSet *solved, DbProbe *disk, Material m, int threads, SolveSplit *split, DbTable **out,
-                     int *nout, SolveTimes *times, char *err, size_t errlen)
+int unit_solve_split(const DbSet *solved, DbProbe *disk, Material m, int threads, SolveSplit *split,
+                     const SolveWatch *watch, DbTable **out, int *nout, SolveTimes *times, char *err, size_t errlen)
 {
     Solver s = {0};
     s.v = &solved->variant;
@@ -540,7 +542,10 @@ int unit_solve_split(const DbSet *solved, DbProbe *disk, Material m, int threads
         goto done;
     }
 
+    uint64_t owned = s.hi[0] - s.lo[0] + (s.nparts > 1 ? s.hi[1] - s.lo[1] : 0), initialised = 0;
     double t0 = omp_get_wtime();
+    if (watch)
+        watch->tick(watch->ctx, SOLVE_INIT, 0, 0, owned);
     for (int p = 0; p < s.nparts; p++) {
         uint64_t lo = s.lo[p], size = s.hi[p] - lo, blocks = (size + BLOCK - 1) / BLOCK;
 #pragma omp parallel num_threads(threads)
@@ -557,6 +562,9 @@ int unit_solve_split(const DbSet *solved, DbProbe *disk, Material m, int threads
                     continue;
                 uint64_t first = k * BLOCK, end = first + BLOCK < size ? first + BLOCK : size;
                 init_block(&s, p, lo + first, lo + end, b);
+                uint64_t now_done = __atomic_add_fetch(&initialised, end - first, __ATOMIC_RELAXED);
+                if (watch && omp_get_thread_num() == 0)
+                    watch->tick(watch->ctx, SOLVE_INIT, 0, now_done, owned);
             }
             free(b);
             free(lookups);
@@ -567,6 +575,7 @@ int unit_solve_split(const DbSet *solved, DbProbe *disk, Material m, int threads
     double t1 = omp_get_wtime();
     int levels = 0;
     uint64_t taken = 0, most = 0; /* entries taken from the queue so far; most waiting at once */
+    uint64_t decided = 0;         /* positions decided and propagated so far */
     for (int level = 0;; level++) {
         /* The last level with positions to propagate; with a split, on any rank (or a
          * failure on any rank). */
@@ -605,16 +614,18 @@ int unit_solve_split(const DbSet *solved, DbProbe *disk, Material m, int threads
         waiting = waiting - taken;
         most = waiting > most ? waiting : most;
         taken += total;
-#pragma omp parallel for num_threads(threads) schedule(dynamic, 1)
+        uint64_t decided_now = 0;
+#pragma omp parallel for num_threads(threads) schedule(dynamic, 1) reduction(+ : decided_now)
         for (size_t k = 0; k < nnow; k++) {
             const QBlock *b = now[k];
             for (uint32_t j = 0; j < b->n; j++) {
                 /* The queue is in no order: fetch the words of the positions a few ahead. */
                 if (j + 8 < b->n)
                     __builtin_prefetch(word(&s, b->part, QUEUED_INDEX(b->v[j + 8])));
-                propagate(&s, b->part, b->v[j], level);
+                decided_now += propagate(&s, b->part, b->v[j], level);
             }
         }
+        decided += decided_now;
         for (size_t k = 0; k < nnow; k++)
             free(now[k]);
         nnow = 0;
@@ -625,6 +636,8 @@ int unit_solve_split(const DbSet *solved, DbProbe *disk, Material m, int threads
         }
         if (s.failed)
             goto failed;
+        if (watch)
+            watch->tick(watch->ctx, SOLVE_PROPAGATE, level, decided, owned);
     }
     if (split)
         levels = split->max(split->ctx, levels);
@@ -634,6 +647,8 @@ int unit_solve_split(const DbSet *solved, DbProbe *disk, Material m, int threads
     malloc_trim(0);
 #endif
     double t2 = omp_get_wtime();
+    if (watch)
+        watch->tick(watch->ctx, SOLVE_TABLES, levels, decided, owned);
     for (int p = 0; p < s.nparts; p++)
         if (!(done[p] = table_of(&s, p, threads)))
             goto failed;
@@ -641,8 +656,7 @@ int unit_solve_split(const DbSet *solved, DbProbe *disk, Material m, int threads
         out[p] = done[p];
     *nout = s.nparts;
     if (times)
-        *times = (SolveTimes){t1 - t0, t2 - t1, omp_get_wtime() - t2, levels,
-                              (double)most / (double)(s.hi[0] - s.lo[0] + (s.nparts > 1 ? s.hi[1] - s.lo[1] : 0))};
+        *times = (SolveTimes){t1 - t0, t2 - t1, omp_get_wtime() - t2, levels, (double)most / (double)owned};
     goto done;
 
 failed:

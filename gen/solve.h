@@ -41,6 +41,17 @@ typedef struct {
 /* Share `rank` of `ranks` of the index range [0, size): [*first, *end). */
 void solve_share(uint64_t size, int rank, int ranks, uint64_t *first, uint64_t *end);
 
+/* Progress inside a solve, for a display: tick(ctx, phase, level, done, total) is called now
+ * and then by one thread: at the start and while initialising (SOLVE_INIT, done = positions
+ * initialised so far), after each level (SOLVE_PROPAGATE, done = positions decided and propagated so far),
+ * and once before the tables are built (SOLVE_TABLES); total = the positions solved here. */
+enum { SOLVE_INIT, SOLVE_PROPAGATE, SOLVE_TABLES };
+
+typedef struct {
+    void (*tick)(void *ctx, int phase, int level, uint64_t done, uint64_t total);
+    void *ctx;
+} SolveWatch;
+
 /* Solves the unit of material m. `solved` must hold every unit m's captures and promotions
  * lead to. On success out[0..*nout-1] are new tables (m first, then its twin if different),
  * owned by the caller, with their dont_care flags (free them once written). Returns DAMAS_OK, or an error (missing dependency, out of memory).
@@ -49,11 +60,12 @@ int unit_solve(const DbSet *solved, Material m, int threads, DbTable **out, int 
                size_t errlen);
 
 /* unit_solve with the dependencies missing from `solved` read from disk through `disk` (NULL:
- * all must be in `solved`), and the unit shared among the ranks of `split` (NULL: unit_solve).
+ * all must be in `solved`), the unit shared among the ranks of `split` (NULL: unit_solve),
+ * and its progress reported to `watch` (may be NULL).
  * Every rank gets the complete tables (it needs them for the units after), so `solved` must
  * hold the dependencies on every rank. A failure on one rank may leave the others waiting in a
  * collective: the caller ends the job (MPI_Abort). */
-int unit_solve_split(const DbSet *solved, DbProbe *disk, Material m, int threads, SolveSplit *split, DbTable **out,
-                     int *nout, SolveTimes *times, char *err, size_t errlen);
+int unit_solve_split(const DbSet *solved, DbProbe *disk, Material m, int threads, SolveSplit *split,
+                     const SolveWatch *watch, DbTable **out, int *nout, SolveTimes *times, char *err, size_t errlen);
 
 #endif

@@ -198,7 +198,8 @@ static void *fake_rank_solve(void *arg)
     FakeRank *me = arg;
     SolveSplit split = {.rank = me->rank, .ranks = me->world->ranks, .ctx = me, .exchange = fake_exchange,
                         .max = fake_max, .broadcast = fake_broadcast};
-    me->rc = unit_solve_split(me->solved, NULL, me->m, 1, &split, me->out, &me->nout, NULL, me->err, sizeof me->err);
+    me->rc = unit_solve_split(me->solved, NULL, me->m, 1, &split, NULL, me->out, &me->nout, NULL, me->err,
+                              sizeof me->err);
     return NULL;
 }
 
@@ -457,6 +458,68 @@ static void assert_low_memory_builds_the_same_files(const char *variant, bool op
     cr_assert_eq(system(cmd), 0, "%s: the resumed low-memory build differs", variant);
 }
 
+typedef struct {
+    int unit, phase, ticks, tables, solved;
+    uint64_t done, decided;   /* in the unit's phase; in the units solved, when they build tables */
+} TickLog;
+
+static void log_tick(void *ctx, const GenTick *t)
+{
+    TickLog *l = ctx;
+    if (t->unit != l->unit) {   /* a new unit: it starts initialising */
+        cr_assert_eq(t->phase, SOLVE_INIT);
+        cr_assert_gt(t->unit, l->unit);
+        *l = (TickLog){t->unit, SOLVE_INIT, l->ticks, l->tables, l->solved + 1, 0, l->decided};
+    }
+    cr_assert_geq(t->phase, l->phase, "phases go forward");
+    if (t->phase == l->phase)
+        cr_assert_geq(t->done, l->done, "positions done never go down within a phase");
+    cr_assert_leq(t->done, t->positions);
+    cr_assert_gt(t->positions, 0);
+    if (t->phase == SOLVE_TABLES) {
+        l->tables++;
+        l->decided += t->done;
+    }
+    l->phase = t->phase;
+    l->done = t->done;
+    l->ticks++;
+}
+
+/* A build reports each unit it solves as it goes: initialising, level by level, then building
+ * the tables once, with every won and lost position decided; in both plans; the units on disk
+ * not at all. */
+Test(gen, progress_inside_a_unit_goes_forward)
+{
+    Variant v = test_variant("russian", false);
+    char dir[] = "/tmp/damas-test-XXXXXX", err[512], cmd[600];
+    cr_assert_not_null(mkdtemp(dir));
+    for (int lean = 0; lean < 2; lean++) {
+        TickLog l = {0};
+        GenProgress progress = {NULL, &l, NULL, log_tick};
+        cr_assert_eq(gen_run_split(&v, lean ? 4 : 3, dir, 2, NULL, lean, &progress, err, sizeof err), DAMAS_OK, "%s",
+                     err);
+        Material units[DB_MAX_MATERIALS];
+        int n3 = gen_units(3, 8, units), n4 = gen_units(4, 8, units);
+        cr_assert_eq(l.solved, lean ? n4 - n3 : n3);
+        cr_assert_eq(l.tables, l.solved);
+        cr_assert_gt(l.ticks, 3 * l.solved);
+        DbSet *set = malloc(sizeof *set);
+        dbset_init(set, &v);
+        int slices;
+        cr_assert_eq(gen_load_all(dir, set, false, &slices, err, sizeof err), DAMAS_OK, "%s", err);
+        uint64_t decided = 0;
+        const DbTable *t;
+        for (size_t k = 0; (t = dbset_next(set, &k));)
+            if (lean ? material_pieces(t->slice.m) == 4 : true)
+                decided += t->wins + t->losses;
+        cr_assert_eq(l.decided, decided);
+        dbset_free(set);
+        free(set);
+    }
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    cr_assert_eq(system(cmd), 0);
+}
+
 Test(gen, low_memory_builds_write_the_same_files)
 {
     assert_low_memory_builds_the_same_files("brazilian", false, 4);
@@ -537,7 +600,7 @@ Test(gen, unit_by_unit_verifier_passes_good_files_and_finds_a_wrong_one)
     cr_assert_eq(gen_run(&v, 4, dir, 2, NULL, err, sizeof err), DAMAS_OK, "%s", err);
     VerifyReport r;
     int units = 0;
-    GenProgress progress = {count_unit, &units, NULL};
+    GenProgress progress = {count_unit, &units, NULL, NULL};
     cr_assert_eq(verify_dir(&v, dir, NULL, 0, 2, &progress, &r, err, sizeof err), DAMAS_OK, "%s", err);
     cr_assert(r.ok, "%s", r.failure);
     cr_assert_eq(r.positions, 6408836);
