@@ -542,10 +542,11 @@ int unit_solve_split(const DbSet *solved, DbProbe *disk, Material m, int threads
         goto done;
     }
 
-    uint64_t owned = s.hi[0] - s.lo[0] + (s.nparts > 1 ? s.hi[1] - s.lo[1] : 0), initialised = 0;
+    /* Positions solved here, and initialised so far. */
+    uint64_t here = s.hi[0] - s.lo[0] + (s.nparts > 1 ? s.hi[1] - s.lo[1] : 0), initialised = 0;
     double t0 = omp_get_wtime();
     if (watch)
-        watch->tick(watch->ctx, SOLVE_INIT, 0, 0, owned);
+        watch->tick(watch->ctx, SOLVE_INIT, 0, 0, here);
     for (int p = 0; p < s.nparts; p++) {
         uint64_t lo = s.lo[p], size = s.hi[p] - lo, blocks = (size + BLOCK - 1) / BLOCK;
 #pragma omp parallel num_threads(threads)
@@ -564,7 +565,7 @@ int unit_solve_split(const DbSet *solved, DbProbe *disk, Material m, int threads
                 init_block(&s, p, lo + first, lo + end, b);
                 uint64_t now_done = __atomic_add_fetch(&initialised, end - first, __ATOMIC_RELAXED);
                 if (watch && omp_get_thread_num() == 0)
-                    watch->tick(watch->ctx, SOLVE_INIT, 0, now_done, owned);
+                    watch->tick(watch->ctx, SOLVE_INIT, 0, now_done, here);
             }
             free(b);
             free(lookups);
@@ -637,7 +638,7 @@ int unit_solve_split(const DbSet *solved, DbProbe *disk, Material m, int threads
         if (s.failed)
             goto failed;
         if (watch)
-            watch->tick(watch->ctx, SOLVE_PROPAGATE, level, decided, owned);
+            watch->tick(watch->ctx, SOLVE_PROPAGATE, level, decided, here);
     }
     if (split)
         levels = split->max(split->ctx, levels);
@@ -648,7 +649,7 @@ int unit_solve_split(const DbSet *solved, DbProbe *disk, Material m, int threads
 #endif
     double t2 = omp_get_wtime();
     if (watch)
-        watch->tick(watch->ctx, SOLVE_TABLES, levels, decided, owned);
+        watch->tick(watch->ctx, SOLVE_TABLES, levels, decided, here);
     for (int p = 0; p < s.nparts; p++)
         if (!(done[p] = table_of(&s, p, threads)))
             goto failed;
@@ -656,7 +657,7 @@ int unit_solve_split(const DbSet *solved, DbProbe *disk, Material m, int threads
         out[p] = done[p];
     *nout = s.nparts;
     if (times)
-        *times = (SolveTimes){t1 - t0, t2 - t1, omp_get_wtime() - t2, levels, (double)most / (double)owned};
+        *times = (SolveTimes){t1 - t0, t2 - t1, omp_get_wtime() - t2, levels, (double)most / (double)here};
     goto done;
 
 failed:
