@@ -25,7 +25,7 @@ static const char gen_help[] =
 
 static const char verify_help[] =
     "usage: damas verify [--variant V [--optional-capture]] --db DIR [--threads T] [--low-memory]\n"
-    "                    [--unit NAME]...\n"
+    "                    [--unit NAME]... [--pieces N]\n"
     "\n"
     "Checks every stored position against its successors' stored values, independently of the\n"
     "generator. Exits 1 naming the slice and position of the first inconsistency.\n"
@@ -33,7 +33,9 @@ static const char verify_help[] =
     "                (chosen by itself when holding every table would not fit in memory)\n"
     "  --unit NAME   check only this unit (a slice name as damas info prints it, e.g. m1k2-m2k1;\n"
     "                the unit is the slice and its colour-flipped twin), one unit at a time;\n"
-    "                repeat for more\n";
+    "                repeat for more\n"
+    "  --pieces N    check only the units of N pieces (after extending a checked database by\n"
+    "                a piece), one unit at a time\n";
 
 static const char info_help[] =
     "usage: damas info --db DIR [--json]\n"
@@ -206,6 +208,7 @@ int cmd_verify(int argc, char **argv)
     uint64_t threads = (uint64_t)threads_default();
     Material only[DB_MAX_MATERIALS];
     int nonly = 0;
+    uint64_t pieces = 0;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
             fputs(verify_help, stdout);
@@ -221,6 +224,9 @@ int cmd_verify(int argc, char **argv)
             optional = true;
         } else if (!strcmp(argv[i], "--low-memory")) {
             low_memory = true;
+        } else if ((value = cli_option(argc, argv, &i, "--pieces"))) {
+            if (!cli_uint(value, DB_MAX_PIECES, &pieces) || pieces < 2)
+                return cli_error(CLI_USAGE, "--pieces must be a number from 2 to %d, not '%s'", DB_MAX_PIECES, value);
         } else if ((value = cli_option(argc, argv, &i, "--unit"))) {
             if (nonly == DB_MAX_MATERIALS)
                 return cli_error(CLI_USAGE, "too many --unit options");
@@ -235,6 +241,22 @@ int cmd_verify(int argc, char **argv)
     int rc = open_db("verify", dir, variant, optional, false, &set);
     if (rc != CLI_OK)
         return rc;
+    if (pieces) {
+        /* --pieces N: the units of N pieces in dir, beside any named. */
+        Material all[DB_MAX_MATERIALS];
+        int n = gen_units(DB_MAX_PIECES, set->variant.rules.board_size, all), found = 0;
+        for (int u = 0; u < n; u++)
+            if (material_pieces(all[u]) == (int)pieces && nonly < DB_MAX_MATERIALS &&
+                store_unit_exists(dir, all[u])) {
+                only[nonly++] = all[u];
+                found++;
+            }
+        if (!found) {
+            dbset_free(set);
+            free(set);
+            return cli_error(CLI_FAIL, "%s holds no unit of %llu pieces", dir, (unsigned long long)pieces);
+        }
+    }
     low_memory |= nonly > 0 || !gen_load_fits(dir, set->variant.rules.board_size);
     double t0 = cli_now();
     VerifyReport r;

@@ -82,6 +82,8 @@ check verify_unit_flipped 1 "slice m0k1-m1k1" -- "$damas" verify --db "$work/fli
 check verify_one_slice_unit 0 "ok: 1 slices, 992 positions consistent" -- \
   "$damas" verify --db "$work/american" --unit m0k1-m0k1
 check verify_unit_absent 1 "error: unit m2k2-m2k2 is not in" -- "$damas" verify --db "$work/american" --unit m2k2-m2k2
+check verify_pieces 0 "ok: 12 slices" -- "$damas" verify --db "$work/american" --pieces 3
+check verify_pieces_absent 1 "holds no unit of 7 pieces" -- "$damas" verify --db "$work/american" --pieces 7
 check verify_unit_malformed 2 "not a slice name" -- "$damas" verify --db "$work/american" --unit kings
 check probe_flipped 1 "m0k1-m1k1.h5: slice m0k1-m1k1" -- "$damas" probe --db "$work/flipped" "W:WK1:B14,K32"
 
