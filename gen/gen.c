@@ -157,6 +157,7 @@ void gen_plan_lean(const Material *units, int n, const bool *on_disk, int board,
     int top = material_pieces(units[n - 1]), first = 0;
     while (material_pieces(units[first]) < top)
         first++;
+    plan->lean_from = first;   /* (gen_lean_holds reads it below) */
     bool solving = false;
     for (int u = first; u < n; u++)
         solving |= !on_disk[u];
@@ -189,7 +190,6 @@ void gen_plan_lean(const Material *units, int n, const bool *on_disk, int board,
         if (need > plan->peak_bytes)
             plan->peak_bytes = need;
     }
-    plan->lean_from = first;
 }
 
 /* This machine's memory in bytes. */
