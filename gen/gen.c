@@ -608,14 +608,13 @@ int verify_dir(const Variant *v, const char *dir, const Material *only, int nonl
             positions_total += gen_unit_size(units[u], v->rules.board_size);
         }
     }
-    for (int k = 0; k < nonly; k++) {
-        char name[DB_NAME_MAX];
-        store_unit_name(only[k], name);
+    for (int k = 0; k < nonly; k++)
         if (!store_unit_exists(dir, only[k])) {
+            char name[DB_NAME_MAX];
+            store_unit_name(only[k], name);
             snprintf(err, errlen, "unit %s is not in %s", name, dir);
             return DAMAS_ERR_RANGE;
         }
-    }
     DbSet *set = malloc(sizeof *set);
     DbProbe *disk = probe_open(dir, v, DISK_CACHE_BYTES, err, errlen);
     if (!set || !disk) {

@@ -563,9 +563,11 @@ int unit_solve_split(const DbSet *solved, DbProbe *disk, Material m, int threads
                     continue;
                 uint64_t first = k * BLOCK, end = first + BLOCK < size ? first + BLOCK : size;
                 init_block(&s, p, lo + first, lo + end, b);
-                uint64_t now_done = __atomic_add_fetch(&initialised, end - first, __ATOMIC_RELAXED);
-                if (watch && omp_get_thread_num() == 0)
-                    watch->tick(watch->ctx, SOLVE_INIT, 0, now_done, here);
+                if (watch) {   /* (no shared counter to update without one) */
+                    uint64_t now_done = __atomic_add_fetch(&initialised, end - first, __ATOMIC_RELAXED);
+                    if (omp_get_thread_num() == 0)
+                        watch->tick(watch->ctx, SOLVE_INIT, 0, now_done, here);
+                }
             }
             free(b);
             free(lookups);

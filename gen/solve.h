@@ -43,8 +43,9 @@ void solve_share(uint64_t size, int rank, int ranks, uint64_t *first, uint64_t *
 
 /* Progress inside a solve, for a display: tick(ctx, phase, level, done, total) is called now
  * and then by one thread: at the start and while initialising (SOLVE_INIT, done = positions
- * initialised so far), after each level (SOLVE_PROPAGATE, done = positions decided and propagated so far),
- * and once before the tables are built (SOLVE_TABLES); total = the positions solved here. */
+ * initialised so far), after each level (SOLVE_PROPAGATE, done = positions decided and
+ * propagated so far), and once before the tables are built (SOLVE_TABLES); total = the
+ * positions solved here. */
 enum { SOLVE_INIT, SOLVE_PROPAGATE, SOLVE_TABLES };
 
 typedef struct {
