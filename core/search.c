@@ -24,6 +24,7 @@ typedef struct {
 struct Search {
     const Variant *v;
     const Weights *w;
+    EvalTable table;                           /* *w laid out for eval_prepared */
     DbProbe *db;
     int db_pieces;
     TTEntry *tt;
@@ -70,6 +71,7 @@ Search *search_new(const Variant *v, const Weights *w, DbProbe *db, size_t tt_mb
     s->tt_mask = entries - 1;
     s->v = v;
     s->w = w;
+    eval_prepare(w, &s->table);
     s->db = db;
     s->db_pieces = db ? probe_pieces(db) : 0;
     return s;
@@ -89,6 +91,7 @@ void search_clear(Search *s)
     memset(s->history, 0, sizeof s->history);
     memset(s->killer, 0, sizeof s->killer);
     memset(s->evals, 0, sizeof s->evals);
+    eval_prepare(s->w, &s->table);
 }
 
 void search_stop(Search *s)
@@ -139,7 +142,7 @@ static int evaluate(Search *s, const Position *pos)
     uint64_t tag = pos->hash & ~(uint64_t)0xffff;
     if ((*e & ~(uint64_t)0xffff) == tag && tag)
         return (int16_t)(*e & 0xffff);
-    int score = eval_position(s->w, s->v, pos);
+    int score = eval_prepared(&s->table, s->v, pos);
     if (score == (int16_t)score && tag)   /* (a score beyond 16 bits, or tag 0, goes uncached) */
         *e = tag | (uint16_t)score;
     return score;

@@ -40,12 +40,13 @@ typedef struct Search Search;
 
 /* A search for variant v with weights w, database db (may be NULL) and a transposition table
  * of tt_mb megabytes (at least 1). NULL if memory runs out. One Search per thread. The search
- * remembers evaluations: if *w changes, call search_clear before the next search. */
+ * lays *w out for evaluation and remembers evaluations: if *w changes, call search_clear before
+ * the next search. */
 Search *search_new(const Variant *v, const Weights *w, DbProbe *db, size_t tt_mb);
 void search_free(Search *s);
 
-/* Forgets everything learnt (table, history, evaluations): the next search is as from
- * search_new. */
+/* Forgets everything learnt (table, history, evaluations) and lays *w out again: the next
+ * search is as from search_new. */
 void search_clear(Search *s);
 
 /* Searches root within `limits`. `history` holds the hashes of the game's earlier positions,

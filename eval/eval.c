@@ -21,9 +21,11 @@ typedef struct {
     Bitboard cone[64];          /* squares a man on this bit could still pass through */
     Bitboard left;              /* files a..(size/2 - 1) */
     int ndiamonds;
-    int8_t diamond[MAX_DIAMONDS][4];   /* top, lower left, lower right, bottom (bits) */
-    int8_t diamond_row[MAX_DIAMONDS];  /* row of the top */
-    Bitboard diamond_mask[MAX_DIAMONDS];
+    struct {
+        Bitboard mask;
+        int8_t bit[4];                 /* top, lower left, lower right, bottom */
+        int8_t row;                    /* of the top */
+    } diamond[MAX_DIAMONDS];
     EvalLayout layout;
 } Geometry;
 
@@ -70,13 +72,13 @@ static void geometry_init(void)
             if (dl < 64 && dr2 < 64 && bottom < 64 && b->bit_square[dl] >= 0 && b->bit_square[dr2] >= 0 &&
                 b->bit_square[bottom] >= 0 && ((1ull << dl) & b->all) && ((1ull << dr2) & b->all) &&
                 ((1ull << bottom) & b->all) && b->bit_row[bottom] == r + 2 && x->ndiamonds < MAX_DIAMONDS) {
-                int8_t *d = x->diamond[x->ndiamonds];
+                int8_t *d = x->diamond[x->ndiamonds].bit;
                 d[0] = (int8_t)bit;
                 d[1] = (int8_t)dl;
                 d[2] = (int8_t)dr2;
                 d[3] = (int8_t)bottom;
-                x->diamond_mask[x->ndiamonds] = 1ull << bit | 1ull << dl | 1ull << dr2 | 1ull << bottom;
-                x->diamond_row[x->ndiamonds++] = (int8_t)r;
+                x->diamond[x->ndiamonds].mask = 1ull << bit | 1ull << dl | 1ull << dr2 | 1ull << bottom;
+                x->diamond[x->ndiamonds++].row = (int8_t)r;
             }
         }
     }
@@ -101,21 +103,33 @@ void eval_layout(int board_size, EvalLayout *out)
     }
 }
 
-/* Where features go: summed straight into the two phases' scores (evaluation), or listed
- * (training, per-group reports). A side's features are summed from its own view and signed
- * once at the end; a listed feature carries its sign. */
+/* Both phases in one register: {opening, endgame}. */
+typedef double Phases __attribute__((vector_size(16)));
+
+/* Where features go: summed straight into the two phases' scores (evaluation: f is NULL), or
+ * listed (training, per-group reports). A side's features are summed from its own view and
+ * signed once at the end; a listed feature carries its sign. */
 typedef struct {
-    const Weights *w;      /* NULL: list into f */
-    double opening, endgame;
-    EvalFeatures *f;
+    const EvalTable *t;    /* the weights, when evaluating */
+    Phases sum;
+    EvalFeatures *f;       /* NULL: evaluating */
     int sign;              /* of listed features */
 } Sink;
 
-static inline void add(Sink *s, int index, int value)
+#define INLINE static inline __attribute__((always_inline))
+
+/* value times a weight, in double precision as the training computes it. */
+INLINE Phases weighted(const EvalPair *p, int value)
 {
-    if (s->w) {
-        s->opening += value * s->w->w[0][index];
-        s->endgame += value * s->w->w[1][index];
+    Phases w;
+    memcpy(&w, p, sizeof w);
+    return w * (double)value;
+}
+
+INLINE void add(Sink *s, int index, int value)
+{
+    if (!s->f) {
+        s->sum += weighted(&s->t->weight[index], value);
     } else if (value != 0 && s->f->n < EVAL_MAX_FEATURES) {
         s->f->index[s->f->n] = (uint16_t)index;
         s->f->value[s->f->n++] = (int16_t)(s->sign * value);
@@ -137,13 +151,13 @@ static int king_moves(const Board *b, Bitboard kings, Bitboard empty, bool flyin
 }
 
 /* The features of the side whose men are `men` and kings `kings` (moving up), against `opp`,
- * added with sign `sign`. */
-static void side_features(const Variant *v, const Geometry *g, const EvalLayout *l, Bitboard men, Bitboard kings,
+ * added with sign `sign`. Inlined in the evaluation and in the listing, each its own copy. */
+INLINE void side_features(const Variant *v, const Geometry *g, const EvalLayout *l, Bitboard men, Bitboard kings,
                           Bitboard opp, int sign, Sink *sink)
 {
     /* Local sums, so that they stay in registers; the patterns in a sum of their own, so that
      * two chains of additions run side by side. */
-    Sink local = {sink->w, 0, 0, sink->f, sign}, patterns = local, *f = &local;
+    Sink local = {sink->t, {0, 0}, sink->f, sign}, patterns = local, *f = &local;
     const Board *b = g->b;
     Bitboard own = men | kings, occupied = own | opp;
     add(f, l->offset[EVAL_MATERIAL], pos_count(men));
@@ -171,21 +185,31 @@ static void side_features(const Variant *v, const Geometry *g, const EvalLayout 
     add(f, l->offset[EVAL_BACK_RANK] + config, 1);
     if (kings)
         add(f, l->offset[EVAL_KING_MOBILITY], king_moves(b, kings, b->all & ~occupied, v->rules.flying_kings));
-    for (int d = 0; d < g->ndiamonds; d++) {
-        /* The empty diamond counts 0 (its weight would only shift every score): counting it
-         * rather than branching spares the mispredicted branches. */
-        int index = base3[diamond_bits(g->diamond[d], g->diamond_mask[d], own)] +
-                    2 * base3[diamond_bits(g->diamond[d], g->diamond_mask[d], opp)];
-        add(&patterns, l->offset[EVAL_PATTERNS] + g->diamond_row[d] * PATTERN_STATES + index,
-            (g->diamond_mask[d] & occupied) != 0);
+    if (!f->f) {
+        /* The prepared table holds the weight of the diamond's state, 0 for the empty one. */
+        for (int d = 0; d < g->ndiamonds; d++) {
+            Phases w;
+            memcpy(&w,
+                   &f->t->pattern[g->diamond[d].row][diamond_bits(g->diamond[d].bit, g->diamond[d].mask, own) |
+                                                     diamond_bits(g->diamond[d].bit, g->diamond[d].mask, opp) << 4],
+                   sizeof w);
+            patterns.sum += w;
+        }
+    } else {
+        /* The empty diamond counts 0 (its weight would only shift every score). */
+        for (int d = 0; d < g->ndiamonds; d++) {
+            int index = base3[diamond_bits(g->diamond[d].bit, g->diamond[d].mask, own)] +
+                        2 * base3[diamond_bits(g->diamond[d].bit, g->diamond[d].mask, opp)];
+            add(&patterns, l->offset[EVAL_PATTERNS] + g->diamond[d].row * PATTERN_STATES + index,
+                (g->diamond[d].mask & occupied) != 0);
+        }
     }
-    sink->opening += sign * (local.opening + patterns.opening);
-    sink->endgame += sign * (local.endgame + patterns.endgame);
+    sink->sum += sign * (local.sum + patterns.sum);
 }
 
 /* Both sides' features from their own view (White as stored, Black rotated) into sink; the
  * phase is returned. */
-static float features(const Variant *v, const Position *pos, Sink *sink)
+INLINE float features(const Variant *v, const Position *pos, Sink *sink)
 {
     const Geometry *g = geometry_of(v->rules.board_size);
     const EvalLayout *l = &g->layout;
@@ -210,7 +234,7 @@ static float features(const Variant *v, const Position *pos, Sink *sink)
 
 void eval_features(const Variant *v, const Position *pos, EvalFeatures *out)
 {
-    Sink sink = {NULL, 0, 0, out, 1};
+    Sink sink = {NULL, {0, 0}, out, 1};
     out->n = 0;
     out->phase = features(v, pos, &sink);
 }
@@ -228,11 +252,35 @@ static double blend(const Weights *w, const EvalFeatures *f, int from, int to)
     return phase * opening + (1 - phase) * endgame;
 }
 
+void eval_prepare(const Weights *w, EvalTable *out)
+{
+    const EvalLayout *l = &w->layout;
+    _Static_assert(EVAL_PATTERN_ROWS >= 10 - 2, "a row of pattern tables per top row of a diamond");
+    out->board_size = l->board_size;
+    for (int i = 0; i < l->n; i++)
+        out->weight[i] = (EvalPair){w->w[0][i], w->w[1][i]};
+    for (int row = 0; row < l->board_size - 2; row++)
+        for (int code = 0; code < 256; code++) {
+            int own = code & 15, opp = code >> 4;
+            out->pattern[row][code] =
+                    !code || (own & opp) ? (EvalPair){0, 0}
+                                         : out->weight[l->offset[EVAL_PATTERNS] + row * PATTERN_STATES + base3[own] +
+                                                       2 * base3[opp]];
+        }
+}
+
+int eval_prepared(const EvalTable *t, const Variant *v, const Position *pos)
+{
+    Sink sink = {t, {0, 0}, NULL, 1};
+    double phase = features(v, pos, &sink);
+    return (int)lrint(phase * sink.sum[0] + (1 - phase) * sink.sum[1]);
+}
+
 int eval_position(const Weights *w, const Variant *v, const Position *pos)
 {
-    Sink sink = {w, 0, 0, NULL, 1};
-    double phase = features(v, pos, &sink);
-    return (int)lrint(phase * sink.opening + (1 - phase) * sink.endgame);
+    EvalTable t;   /* 48 KiB: fine on any thread's stack */
+    eval_prepare(w, &t);
+    return eval_prepared(&t, v, pos);
 }
 
 void eval_by_group(const Weights *w, const Variant *v, const Position *pos, double out[EVAL_GROUPS])

@@ -78,8 +78,32 @@ typedef struct {
 /* The features of pos for its side to move (own features minus the opponent's). */
 void eval_features(const Variant *v, const Position *pos, EvalFeatures *out);
 
-/* The evaluation of pos for its side to move, in hundredths of a man. Thread-safe. */
+/* The evaluation of pos for its side to move, in hundredths of a man. Thread-safe. It lays
+ * the weights out first (eval_prepare): a caller that evaluates many positions with the same
+ * weights, like the search, prepares them once and calls eval_prepared. */
 int eval_position(const Weights *w, const Variant *v, const Position *pos);
+
+/* The weights laid out for evaluation: weight i's two phases side by side (as doubles, the
+ * precision the evaluation sums in), and the pattern weights by top row and the diamond's own
+ * and opponent squares as two 4-bit sets, so that a pattern costs one lookup. */
+typedef struct {
+    _Alignas(16) double opening;
+    double endgame;
+} EvalPair;
+
+enum { EVAL_PATTERN_ROWS = 8 };
+
+typedef struct {
+    int board_size;
+    EvalPair weight[EVAL_MAX_WEIGHTS];                /* {w[0][i], w[1][i]} */
+    EvalPair pattern[EVAL_PATTERN_ROWS][256];         /* [top row][own | opponent << 4]; 0 when empty */
+} EvalTable;
+
+/* Lays w out into *out, for positions of w's board size. Redo it after changing w. */
+void eval_prepare(const Weights *w, EvalTable *out);
+
+/* eval_position with prepared weights: the same score, exactly. Thread-safe. */
+int eval_prepared(const EvalTable *t, const Variant *v, const Position *pos);
 
 /* The contribution of each group to eval_position (they sum to it up to rounding). */
 void eval_by_group(const Weights *w, const Variant *v, const Position *pos, double out[EVAL_GROUPS]);

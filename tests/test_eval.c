@@ -57,6 +57,43 @@ Test(eval, group_contributions_sum_to_the_evaluation)
     }
 }
 
+/* The evaluation reads the weights from a prepared table (pattern weights by the diamond's
+ * two 4-bit sets); the training reads them through the listed features. With random weights
+ * in every group, patterns included (the defaults have none), the two agree. */
+Test(eval, the_evaluation_is_the_weighted_sum_of_the_listed_features)
+{
+    const char *names[] = {"brazilian", "italian", "american", "international"};
+    uint64_t seed = 12345;
+    for (int k = 0; k < 4; k++) {
+        Variant v = test_variant(names[k], false);
+        Weights *w = malloc(sizeof *w);
+        weights_default(&v, w);
+        for (int p = 0; p < 2; p++)
+            for (int i = 0; i < w->layout.n; i++) {
+                seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+                w->w[p][i] = (float)((double)(seed >> 40) / (double)(1 << 24) * 100 - 50);
+            }
+        Position pos[60];
+        int n = test_random_positions(&v, 7 + (uint64_t)k, 60, 50, pos);
+        int patterns = 0;
+        for (int i = 0; i < n; i++) {
+            EvalFeatures f;
+            eval_features(&v, &pos[i], &f);
+            double opening = 0, endgame = 0;
+            for (int j = 0; j < f.n; j++) {
+                opening += f.value[j] * (double)w->w[0][f.index[j]];
+                endgame += f.value[j] * (double)w->w[1][f.index[j]];
+                patterns += f.index[j] >= w->layout.offset[EVAL_PATTERNS];
+            }
+            double sum = f.phase * opening + (1 - f.phase) * endgame;
+            int score = eval_position(w, &v, &pos[i]);
+            cr_assert_leq(fabs(score - sum), 0.5 + 1e-6, "%s position %d: %d, features say %f", names[k], i, score, sum);
+        }
+        cr_assert_gt(patterns, 10 * n, "%s: %d pattern features in %d positions", names[k], patterns, n);
+        free(w);
+    }
+}
+
 static char path[64];
 
 static void make_path(void)
