@@ -261,13 +261,25 @@ INLINE Bitboard capturers(const Position *pos, const Rules *r, Geo g)
         int d = step(&g, i);
         found |= men & shift(&g, victims & shift(&g, empty, -d), -d);
     }
+    if (r->flying_kings) {
+        /* A king at a time: the first piece on each ray, found with one bit scan. */
+        const int steps[4] = {-(g.w + 1), -g.w, g.w, g.w + 1};
+        for (Bitboard k = kings; k; k &= k - 1) {
+            int sq = __builtin_ctzll(k);
+            for (int i = 0; i < 4; i++) {
+                Bitboard stops = rays[g.w - 4][sq][i] & ~empty;
+                if (!stops)
+                    continue;
+                int v = i < 2 ? 63 - __builtin_clzll(stops) : __builtin_ctzll(stops);
+                if (on(them, v) && on(empty, v + steps[i]))
+                    return found | kings;
+            }
+        }
+        return found;
+    }
     for (int i = 0; kings && i < 4; i++) {
         int d = step(&g, i);
-        Bitboard ray = shift(&g, kings, d), hit = ray & ~empty;
-        if (r->flying_kings)
-            for (ray &= empty; ray; ray = shift(&g, ray, d) & empty)
-                hit |= shift(&g, ray, d) & ~empty;
-        if (shift(&g, hit & them, d) & empty)
+        if (shift(&g, shift(&g, kings, d) & them, d) & empty)
             return found | kings;
     }
     return found;
