@@ -311,15 +311,22 @@ INLINE int count_quiet(const Position *pos, const Rules *r, Geo g)
     Bitboard empty = ~(pos->pieces[0] | pos->pieces[1]) & g.all;
     Bitboard men = pos->pieces[us] & ~pos->kings, kings = pos->pieces[us] & pos->kings;
     int n = pos_count(shift(&g, men, g.fwd[0]) & empty) + pos_count(shift(&g, men, g.fwd[1]) & empty);
-    if (kings)
-        for (int i = 0; i < 4; i++) {
-            int d = step(&g, i);
-            Bitboard ray = shift(&g, kings, d) & empty;
-            n += pos_count(ray);
-            if (r->flying_kings)
-                while ((ray = shift(&g, ray, d) & empty))
-                    n += pos_count(ray);
+    if (r->flying_kings) {
+        /* A king at a time: on each ray, the empty squares before the first piece. */
+        for (Bitboard k = kings; k; k &= k - 1) {
+            int sq = __builtin_ctzll(k);
+            for (int i = 0; i < 4; i++) {
+                Bitboard ray = rays[g.w - 4][sq][i], stops = ray & ~empty;
+                if (stops)
+                    ray &= i < 2 ? ~(((Bitboard)2 << (63 - __builtin_clzll(stops))) - 1)
+                                 : (stops & -stops) - 1;
+                n += pos_count(ray);
+            }
         }
+        return n;
+    }
+    for (int i = 0; kings && i < 4; i++)
+        n += pos_count(shift(&g, kings, step(&g, i)) & empty);
     return n;
 }
 
