@@ -256,7 +256,6 @@ void eval_prepare(const Weights *w, EvalTable *out)
 {
     const EvalLayout *l = &w->layout;
     _Static_assert(EVAL_PATTERN_ROWS >= 10 - 2, "a row of pattern tables per top row of a diamond");
-    out->board_size = l->board_size;
     for (int i = 0; i < l->n; i++)
         out->weight[i] = (EvalPair){w->w[0][i], w->w[1][i]};
     for (int row = 0; row < l->board_size - 2; row++)
@@ -278,7 +277,7 @@ int eval_prepared(const EvalTable *t, const Variant *v, const Position *pos)
 
 int eval_position(const Weights *w, const Variant *v, const Position *pos)
 {
-    EvalTable t;   /* 48 KiB: fine on any thread's stack */
+    EvalTable t;   /* 96 KiB, on the stack: this is for occasional evaluations */
     eval_prepare(w, &t);
     return eval_prepared(&t, v, pos);
 }

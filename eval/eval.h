@@ -94,12 +94,11 @@ typedef struct {
 enum { EVAL_PATTERN_ROWS = 8 };
 
 typedef struct {
-    int board_size;
     EvalPair weight[EVAL_MAX_WEIGHTS];                /* {w[0][i], w[1][i]} */
     EvalPair pattern[EVAL_PATTERN_ROWS][256];         /* [top row][own | opponent << 4]; 0 when empty */
 } EvalTable;
 
-/* Lays w out into *out, for positions of w's board size. Redo it after changing w. */
+/* Lays w out into *out (for positions of w's board size). Redo it after changing w. */
 void eval_prepare(const Weights *w, EvalTable *out);
 
 /* eval_position with prepared weights: the same score, exactly. Thread-safe. */
