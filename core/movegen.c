@@ -66,15 +66,26 @@ __attribute__((constructor)) static void rays_init(void)
     }
 }
 
-/* The first square at or beyond sq + d, along d, that is not in `empty` (a piece, or off the
- * board: then 64 or more). */
-INLINE int first_stop(const Geo *g, int sq, int d, Bitboard empty)
+/* The step of ray direction k, as rays[][][k] is laid out. */
+INLINE int ray_step(const Geo *g, int k)
 {
-    int k = d < 0 ? (d == -g->w ? 1 : 0) : (d == g->w ? 2 : 3);
+    return k < 2 ? k - (g->w + 1) : g->w + k - 2;
+}
+
+/* The first square beyond sq on ray k that is not in `empty` (a piece), or 64 when the ray
+ * is empty to the board's edge. */
+INLINE int ray_first(const Geo *g, int sq, int k, Bitboard empty)
+{
     Bitboard stops = rays[g->w - 4][sq][k] & ~empty;
     if (!stops)
         return 64;
-    return d > 0 ? __builtin_ctzll(stops) : 63 - __builtin_clzll(stops);
+    return k < 2 ? 63 - __builtin_clzll(stops) : __builtin_ctzll(stops);
+}
+
+/* As ray_first, along step d. */
+INLINE int first_stop(const Geo *g, int sq, int d, Bitboard empty)
+{
+    return ray_first(g, sq, d < 0 ? (d == -g->w ? 1 : 0) : (d == g->w ? 2 : 3), empty);
 }
 
 /* ---- capture sequences ---- */
@@ -263,15 +274,11 @@ INLINE Bitboard capturers(const Position *pos, const Rules *r, Geo g)
     }
     if (r->flying_kings) {
         /* A king at a time: the first piece on each ray, found with one bit scan. */
-        const int steps[4] = {-(g.w + 1), -g.w, g.w, g.w + 1};
         for (Bitboard k = kings; k; k &= k - 1) {
             int sq = __builtin_ctzll(k);
             for (int i = 0; i < 4; i++) {
-                Bitboard stops = rays[g.w - 4][sq][i] & ~empty;
-                if (!stops)
-                    continue;
-                int v = i < 2 ? 63 - __builtin_clzll(stops) : __builtin_ctzll(stops);
-                if (on(them, v) && on(empty, v + steps[i]))
+                int v = ray_first(&g, sq, i, empty);
+                if (on(them, v) && on(empty, v + ray_step(&g, i)))
                     return found | kings;
             }
         }

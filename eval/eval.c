@@ -118,12 +118,17 @@ typedef struct {
 
 #define INLINE static inline __attribute__((always_inline))
 
-/* value times a weight, in double precision as the training computes it. */
-INLINE Phases weighted(const EvalPair *p, int value)
+INLINE Phases phases_of(const EvalPair *p)
 {
     Phases w;
     memcpy(&w, p, sizeof w);
-    return w * (double)value;
+    return w;
+}
+
+/* value times a weight, in double precision as the training computes it. */
+INLINE Phases weighted(const EvalPair *p, int value)
+{
+    return phases_of(p) * (double)value;
 }
 
 INLINE void add(Sink *s, int index, int value)
@@ -188,12 +193,9 @@ INLINE void side_features(const Variant *v, const Geometry *g, const EvalLayout 
     if (!f->f) {
         /* The prepared table holds the weight of the diamond's state, 0 for the empty one. */
         for (int d = 0; d < g->ndiamonds; d++) {
-            Phases w;
-            memcpy(&w,
-                   &f->t->pattern[g->diamond[d].row][diamond_bits(g->diamond[d].bit, g->diamond[d].mask, own) |
-                                                     diamond_bits(g->diamond[d].bit, g->diamond[d].mask, opp) << 4],
-                   sizeof w);
-            patterns.sum += w;
+            patterns.sum += phases_of(&f->t->pattern[g->diamond[d].row]
+                                                    [diamond_bits(g->diamond[d].bit, g->diamond[d].mask, own) |
+                                                     diamond_bits(g->diamond[d].bit, g->diamond[d].mask, opp) << 4]);
         }
     } else {
         /* The empty diamond counts 0 (its weight would only shift every score). */
