@@ -82,7 +82,9 @@ typedef struct {
     QBlock *(*level)[2];
     int n;
     uint64_t pushed;     /* entries ever queued */
+    char pad[40];        /* a cache line a thread: pushes write `pushed` */
 } Queue;
+_Static_assert(sizeof(Queue) == 64, "one thread's queue fills a cache line");
 
 typedef struct {
     const Variant *v;
@@ -352,10 +354,20 @@ static void update(Solver *s, int pp, uint64_t j, bool lost, int level)
     }
 }
 
-/* Position `queued` of `part`, decided at `level`, tells its predecessors. False if it was a
- * candidate win already decided otherwise (then nothing is done). */
-static bool propagate(Solver *s, int part, uint32_t queued, int level)
+/* The predecessors of a decided position, found before they are told: a thread finds one
+ * position's predecessors (prefetching their words) and then tells the previous position's,
+ * so that each word has a whole position's work to arrive in cache. */
+typedef struct {
+    int n, part;
+    bool lost;
+    uint64_t idx[MOVELIST_MAX];
+} Preds;
+
+/* Position `queued` of `part`, decided at `level`: its predecessors into *out, their words
+ * prefetched. False if it was a candidate win already decided otherwise (then out->n is 0). */
+static bool predecessors(Solver *s, int part, uint32_t queued, int level, Preds *out)
 {
+    out->n = 0;
     uint64_t i = QUEUED_INDEX(queued);
     uint32_t *own = word(s, part, i);
     if (QUEUED_CAND(queued)) {
@@ -369,18 +381,15 @@ static bool propagate(Solver *s, int part, uint32_t queued, int level)
         while (!__atomic_compare_exchange_n(own, &w, W_DECIDED(DB_WIN, level, w), true, __ATOMIC_RELAXED,
                                             __ATOMIC_RELAXED));
     }
-    bool lost = W_STATE(__atomic_load_n(own, __ATOMIC_RELAXED)) == DB_LOSS;
+    out->lost = W_STATE(__atomic_load_n(own, __ATOMIC_RELAXED)) == DB_LOSS;
     Position q, after;
     slice_unrank(&s->slice[part], i, &q);
     pos_flip(&q, variant_board(s->v), &after);
-    int pp = part_of(s, material_swap(s->slice[part].m));
+    int pp = out->part = part_of(s, material_swap(s->slice[part].m));
     MoveList un;
     /* Predecessors that had a capture were decided at initialisation (they have no move
-     * inside the unit), so the tests on their state below skip them. */
+     * inside the unit), so the tests on their state in update skip them. */
     movegen_unmoves(&after, s->v, false, &un);
-    /* All predecessors' indices first, prefetching their words: in a unit larger than the
-     * caches every update is a random access, and this overlaps the misses. */
-    uint64_t idx[MOVELIST_MAX];
     /* A king's un-move keeps the men: their part of the index is ranked once. */
     Position frame = after;
     frame.side ^= 1;
@@ -390,22 +399,32 @@ static bool propagate(Solver *s, int part, uint32_t queued, int level)
     for (int k = 0; k < un.count; k++) {
         Position before;
         movegen_unmake(&after, &un.moves[k], &before);
-        idx[k] = (after.kings >> un.moves[k].to & 1) ? slice_rank_kings(&s->slice[pp], &men, &before)
-                                                      : slice_rank(&s->slice[pp], &before);
-        if (owned(s, pp, idx[k]))
-            __builtin_prefetch(word(s, pp, idx[k]), 1);
+        uint64_t j = (after.kings >> un.moves[k].to & 1) ? slice_rank_kings(&s->slice[pp], &men, &before)
+                                                          : slice_rank(&s->slice[pp], &before);
+        out->idx[k] = j;
+        /* In a unit larger than the caches every update is a random access. */
+        if (owned(s, pp, j))
+            __builtin_prefetch(word(s, pp, j), 1);
     }
-    for (int k = 0; k < un.count; k++) {
-        if (owned(s, pp, idx[k])) {
-            update(s, pp, idx[k], lost, level);
+    out->n = un.count;
+    return true;
+}
+
+/* Tells the predecessors in *d that their successor, decided at `level`, is lost or won. */
+static void tell(Solver *s, const Preds *d, int level)
+{
+    int pp = d->part;
+    for (int k = 0; k < d->n; k++) {
+        uint64_t j = d->idx[k];
+        if (owned(s, pp, j)) {
+            update(s, pp, j, d->lost, level);
         } else {
             /* Another rank's: it applies the update after this level's pass. */
-            Vec *o = &s->out[omp_get_thread_num() * s->split->ranks + owner(s, pp, idx[k])];
-            if (!vec_push(o, ITEM(pp, 0, idx[k])))
+            Vec *o = &s->out[omp_get_thread_num() * s->split->ranks + owner(s, pp, j)];
+            if (!vec_push(o, ITEM(pp, 0, j)))
                 s->failed = true;
         }
     }
-    return true;
 }
 
 /* After a level's pass with a split: the updates for other ranks' positions go to them, and
@@ -525,7 +544,9 @@ int unit_solve_split(const DbSet *solved, DbProbe *disk, Material m, int threads
             rc = DAMAS_ERR_RANGE;
     }
     s.threads = threads;
-    s.queues = calloc((size_t)threads, sizeof *s.queues);
+    s.queues = aligned_alloc(64, (size_t)threads * sizeof *s.queues);
+    if (s.queues)
+        memset(s.queues, 0, (size_t)threads * sizeof *s.queues);
     size_t nnow = 0, capnow = 0;
     QBlock **now = NULL;
     if (split && !(s.out = calloc((size_t)threads * (size_t)split->ranks, sizeof *s.out)))
@@ -618,15 +639,29 @@ int unit_solve_split(const DbSet *solved, DbProbe *disk, Material m, int threads
         most = waiting > most ? waiting : most;
         taken += total;
         uint64_t decided_now = 0;
-#pragma omp parallel for num_threads(threads) schedule(dynamic, 1) reduction(+ : decided_now)
-        for (size_t k = 0; k < nnow; k++) {
-            const QBlock *b = now[k];
-            for (uint32_t j = 0; j < b->n; j++) {
-                /* The queue is in no order: fetch the words of the positions a few ahead. */
-                if (j + 8 < b->n)
-                    __builtin_prefetch(word(&s, b->part, QUEUED_INDEX(b->v[j + 8])));
-                decided_now += propagate(&s, b->part, b->v[j], level);
+#pragma omp parallel num_threads(threads) reduction(+ : decided_now)
+        {
+            Preds *d = malloc(2 * sizeof *d);
+            if (!d)
+                s.failed = true;
+            int cur = 0;
+            if (d)
+                d[1].n = 0;
+#pragma omp for schedule(dynamic, 1)
+            for (size_t k = 0; k < nnow; k++) {
+                const QBlock *b = now[k];
+                for (uint32_t j = 0; d && j < b->n; j++) {
+                    /* The queue is in no order: fetch the words of the positions a few ahead. */
+                    if (j + 8 < b->n)
+                        __builtin_prefetch(word(&s, b->part, QUEUED_INDEX(b->v[j + 8])));
+                    decided_now += predecessors(&s, b->part, b->v[j], level, &d[cur]);
+                    cur ^= 1;
+                    tell(&s, &d[cur], level);
+                }
             }
+            if (d)
+                tell(&s, &d[cur ^ 1], level);
+            free(d);
         }
         decided += decided_now;
         for (size_t k = 0; k < nnow; k++)
