@@ -389,58 +389,98 @@ static void packed_free(Packed *p)
     free(p->half);
 }
 
+/* What pack_values needs to know of a run of positions before filling it: the first and last
+ * value that matters (w) and the first and last distance that matters (h: of a win or a loss),
+ * -1 where there is none; whether all of them are equal; the largest half distance. */
+typedef struct {
+    int first_w, last_w, first_h, last_h;
+    bool one_w, one_h;
+    int max_half;
+} PackRun;
+
+enum { PACK_RUN = 1 << 20 };   /* positions a run; a multiple of 4, so runs fill whole bytes */
+
+static void pack_survey(const DbTable *t, const uint8_t *dc, uint64_t lo, uint64_t hi, PackRun *r)
+{
+    *r = (PackRun){-1, -1, -1, -1, true, true, 0};
+    for (uint64_t i = lo; i < hi; i++) {
+        if (dc[i])
+            continue;
+        int w = t->wdl[i];
+        r->one_w &= r->last_w < 0 || r->last_w == w;
+        r->first_w = r->first_w < 0 ? w : r->first_w;
+        r->last_w = w;
+        if (w != DB_DRAW) {
+            int h = t->dtw[i] / 2;
+            r->one_h &= r->last_h < 0 || r->last_h == h;
+            r->first_h = r->first_h < 0 ? h : r->first_h;
+            r->last_h = h;
+            r->max_half = h > r->max_half ? h : r->max_half;
+        }
+    }
+}
+
 static int pack_values(const DbTable *t, const uint8_t *dc, Packed *p)
 {
-    uint64_t n = t->slice.size;
-    int max_half = 0;
-    for (uint64_t i = 0; i < n; i++)
-        if (!dc[i] && t->wdl[i] != DB_DRAW && t->dtw[i] / 2 > max_half)
-            max_half = t->dtw[i] / 2;
+    uint64_t n = t->slice.size, nruns = (n + PACK_RUN - 1) / PACK_RUN;
+    PackRun *runs = malloc((nruns ? nruns : 1) * sizeof *runs);
+    if (!runs)
+        return -1;
+    /* In parallel: each run surveyed, then (in order) the values carried into each run, then
+     * each run filled. */
+#pragma omp parallel for schedule(dynamic, 1) if (nruns > 1)
+    for (uint64_t k = 0; k < nruns; k++)
+        pack_survey(t, dc, k * PACK_RUN, (k + 1) * PACK_RUN < n ? (k + 1) * PACK_RUN : n, &runs[k]);
+    int max_half = 0, first_w = -1, first_h = -1, last_w = -1, last_h = -1;
+    bool one_w = true, one_h = true;
+    for (uint64_t k = 0; k < nruns; k++) {
+        const PackRun *r = &runs[k];
+        max_half = r->max_half > max_half ? r->max_half : max_half;
+        one_w &= r->one_w && (r->first_w < 0 || last_w < 0 || r->first_w == last_w);
+        one_h &= r->one_h && (r->first_h < 0 || last_h < 0 || r->first_h == last_h);
+        first_w = first_w < 0 ? r->first_w : first_w;
+        first_h = first_h < 0 ? r->first_h : first_h;
+        last_w = r->last_w >= 0 ? r->last_w : last_w;
+        last_h = r->last_h >= 0 ? r->last_h : last_h;
+    }
+    /* Don't-cares before the first value that matters take that value. */
+    int *carry = malloc((nruns ? nruns : 1) * 2 * sizeof *carry);
     p->half_size = max_half > 255 ? 2 : 1;
     p->wdl2 = calloc((n + 3) / 4, 1);
     p->half = calloc(n, (size_t)p->half_size);
-    if (!p->wdl2 || !p->half)
+    if (!carry || !p->wdl2 || !p->half) {
+        free(runs);
+        free(carry);
         return -1;
-    int w = -1, h = -1;       /* the last value that mattered */
-    p->constant_wdl = p->constant_dtw = -2;
-    for (uint64_t i = 0; i < n; i++) {
-        if (!dc[i]) {
-            if (w >= 0 && w != t->wdl[i])
-                p->constant_wdl = -1;
-            w = t->wdl[i];
-            if (w != DB_DRAW) {
-                if (h >= 0 && h != t->dtw[i] / 2)
-                    p->constant_dtw = -1;
-                h = t->dtw[i] / 2;
+    }
+    int fill_w = first_w >= 0 ? first_w : DB_LOSS, fill_h = first_h >= 0 ? first_h : 0;
+    for (uint64_t k = 0; k < nruns; k++) {
+        carry[2 * k] = fill_w;
+        carry[2 * k + 1] = fill_h;
+        fill_w = runs[k].last_w >= 0 ? runs[k].last_w : fill_w;
+        fill_h = runs[k].last_h >= 0 ? runs[k].last_h : fill_h;
+    }
+#pragma omp parallel for schedule(dynamic, 1) if (nruns > 1)
+    for (uint64_t k = 0; k < nruns; k++) {
+        int w = carry[2 * k], h = carry[2 * k + 1];
+        uint64_t end = (k + 1) * PACK_RUN < n ? (k + 1) * PACK_RUN : n;
+        for (uint64_t i = k * PACK_RUN; i < end; i++) {
+            if (!dc[i]) {
+                w = t->wdl[i];
+                if (w != DB_DRAW)
+                    h = t->dtw[i] / 2;
             }
+            p->wdl2[i / 4] |= (uint8_t)(w << (2 * (i % 4)));
+            if (p->half_size == 1)
+                ((uint8_t *)p->half)[i] = (uint8_t)h;
+            else
+                ((uint16_t *)p->half)[i] = (uint16_t)h;
         }
     }
-    /* Don't-cares before the first value that matters take that value. */
-    uint64_t first = 0;
-    while (first < n && dc[first])
-        first++;
-    int fill_w = first < n ? t->wdl[first] : DB_LOSS, fill_h = 0;
-    for (uint64_t i = 0; i < n; i++)
-        if (!dc[i] && t->wdl[i] != DB_DRAW) {
-            fill_h = t->dtw[i] / 2;
-            break;
-        }
-    for (uint64_t i = 0; i < n; i++) {
-        if (!dc[i]) {
-            fill_w = t->wdl[i];
-            if (fill_w != DB_DRAW)
-                fill_h = t->dtw[i] / 2;
-        }
-        p->wdl2[i / 4] |= (uint8_t)(fill_w << (2 * (i % 4)));
-        if (p->half_size == 1)
-            ((uint8_t *)p->half)[i] = (uint8_t)fill_h;
-        else
-            ((uint16_t *)p->half)[i] = (uint16_t)fill_h;
-    }
-    if (p->constant_wdl == -2)
-        p->constant_wdl = fill_w;
-    if (p->constant_dtw == -2)
-        p->constant_dtw = fill_h;
+    p->constant_wdl = one_w ? fill_w : -1;
+    p->constant_dtw = one_h ? fill_h : -1;
+    free(runs);
+    free(carry);
     return 0;
 }
 
