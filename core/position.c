@@ -88,13 +88,20 @@ void pos_make(Position *pos, const Move *m, Undo *undo)
         int s = __builtin_ctzll(b);
         h ^= zobrist[them][(ck >> s) & 1][s];
     }
-    pos->pieces[us] ^= (1ull << m->from) ^ (1ull << m->to); /* from == to after a round trip */
-    pos->pieces[them] ^= m->captured;
-    pos->kings &= ~(m->captured | (1ull << m->from));
-    if (ends_king)
-        pos->kings |= 1ull << m->to;
-    pos->side = them;
+    pos_after(pos, m, pos);
     pos->hash = h;
+}
+
+void pos_after(const Position *pos, const Move *m, Position *out)
+{
+    int us = pos->side, them = us ^ 1;
+    Bitboard from = 1ull << m->from, to = 1ull << m->to;
+    bool ends_king = (pos->kings & from) || (m->flags & MOVE_PROMOTES);
+    out->pieces[us] = pos->pieces[us] ^ from ^ to; /* from == to after a round trip */
+    out->pieces[them] = pos->pieces[them] ^ m->captured;
+    out->kings = (pos->kings & ~(m->captured | from)) | (ends_king ? to : 0);
+    out->side = them;
+    out->hash = 0;
 }
 
 void pos_undo(Position *pos, const Move *m, const Undo *undo)

@@ -43,6 +43,12 @@ void pos_put(Position *pos, int colour, int sq, bool king);
 void pos_make(Position *pos, const Move *m, Undo *undo);
 void pos_undo(Position *pos, const Move *m, const Undo *undo);
 
+/* The position after the legal move m of pos->side in *out (which may be pos), without its
+ * hash (out->hash is 0): for a retrograde solver's lookups, which index positions and need no
+ * key. Writes out field by field from pos's fields, so no copy of a whole position that was
+ * just built is read back (a wide load of narrow stores waits for them to reach the cache). */
+void pos_after(const Position *pos, const Move *m, Position *out);
+
 /* The Zobrist key of one piece, and of Black to move: pos->hash is the xor of the keys of
  * its pieces, and of the side key when Black is to move. */
 uint64_t pos_piece_key(int colour, bool king, int sq);

@@ -22,41 +22,85 @@ static const char manifest_name[] = "damas-db.txt";
 
 /* ---- tables and sets ---- */
 
+/* One step of the checksum's chain. */
+static inline uint64_t hash_step(uint64_t h, uint64_t w)
+{
+    h = (h ^ w) * 0x9E3779B97F4A7C15ull;
+    return h ^ h >> 32;
+}
+
+/* A little-endian word of 8 bytes at p. */
+static inline uint64_t le64(const unsigned char *p)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    uint64_t w;
+    memcpy(&w, p, 8);
+    return w;
+#else
+    uint64_t w = 0;
+    for (int k = 0; k < 8; k++)
+        w |= (uint64_t)p[k] << (8 * k);
+    return w;
+#endif
+}
+
 /* Hashes n bytes, eight at a time as little-endian words (the tail zero-padded). */
 static uint64_t hash_bytes(uint64_t h, const unsigned char *p, uint64_t n)
 {
-    for (uint64_t i = 0; i < n; i += 8) {
+    uint64_t i = 0;
+    for (; i + 8 <= n; i += 8)
+        h = hash_step(h, le64(p + i));
+    if (i < n) {
         uint64_t w = 0;
-        for (uint64_t k = 0; k < 8 && i + k < n; k++)
+        for (uint64_t k = 0; i + k < n; k++)
             w |= (uint64_t)p[i + k] << (8 * k);
-        h = (h ^ w) * 0x9E3779B97F4A7C15ull;
-        h ^= h >> 32;
+        h = hash_step(h, w);
+    }
+    return h;
+}
+
+/* The checksum of t's values: its win/draw/loss bytes, then its distances as little-endian
+ * 16-bit values, four (eight bytes) a word. */
+static uint64_t table_checksum(const DbTable *t)
+{
+    uint64_t n = t->slice.size, h = hash_bytes(0xcbf29ce484222325ull, t->wdl, n), i = 0;
+    for (; i + 4 <= n; i += 4) {
+        uint64_t w = (uint64_t)t->dtw[i] | (uint64_t)t->dtw[i + 1] << 16 | (uint64_t)t->dtw[i + 2] << 32 |
+                     (uint64_t)t->dtw[i + 3] << 48;
+        h = hash_step(h, w);
+    }
+    if (i < n) {
+        uint64_t w = 0;
+        for (uint64_t k = 0; i + k < n; k++)
+            w |= (uint64_t)t->dtw[i + k] << (16 * k);
+        h = hash_step(h, w);
     }
     return h;
 }
 
 void table_stats(DbTable *t)
 {
-    uint64_t count[4] = {0, 0, 0, 0};
+    /* The checksum is one chain of steps: one thread computes it while the others count. */
+    uint64_t losses = 0, draws = 0, wins = 0, n = t->slice.size, h = 0;
     int max = 0;
-    for (uint64_t i = 0; i < t->slice.size; i++) {
-        count[t->wdl[i] & 3]++;
-        int d = t->wdl[i] == DB_WIN ? t->dtw[i] : 0;
-        max = d > max ? d : max;
+#pragma omp parallel if (n > (1u << 20))
+    {
+#pragma omp single nowait
+        h = table_checksum(t);
+#pragma omp for schedule(dynamic, 1 << 16) reduction(+ : losses, draws, wins) reduction(max : max)
+        for (uint64_t i = 0; i < n; i++) {
+            int w = t->wdl[i] & 3;
+            losses += w == DB_LOSS;
+            draws += w == DB_DRAW;
+            wins += w == DB_WIN;
+            int d = w == DB_WIN ? t->dtw[i] : 0;
+            max = d > max ? d : max;
+        }
     }
-    t->losses = count[DB_LOSS];
-    t->draws = count[DB_DRAW];
-    t->wins = count[DB_WIN];
+    t->losses = losses;
+    t->draws = draws;
+    t->wins = wins;
     t->max_dtw = max;
-    uint64_t h = hash_bytes(0xcbf29ce484222325ull, t->wdl, t->slice.size);
-    /* The dtw values as little-endian bytes, eight bytes (four values) a word. */
-    for (uint64_t i = 0; i < t->slice.size; i += 4) {
-        uint64_t w = 0;
-        for (uint64_t k = 0; k < 4 && i + k < t->slice.size; k++)
-            w |= (uint64_t)t->dtw[i + k] << (16 * k);
-        h = (h ^ w) * 0x9E3779B97F4A7C15ull;
-        h ^= h >> 32;
-    }
     t->checksum = h;
 }
 

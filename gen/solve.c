@@ -259,19 +259,17 @@ static void init_block(Solver *s, int part, uint64_t first, uint64_t end, Block 
         Exits *e = &b->e[i - first];
         if (i > first)
             slice_walk_next(&s->slice[part], &walk);
-        const Position pos = walk.pos;
+        const Position *pos = &walk.pos;
         MoveList *list = &b->list;
-        e->inside = movegen_exits(&pos, s->v, list);
+        e->inside = movegen_exits(pos, s->v, list);
         e->moves = e->inside + list->count;
         e->best_win = INT_MAX;
         e->max_loss = -1;
         e->draw = false;
         e->must_capture = !optional && list->count > 0 && list->moves[0].captured;
         for (int k = 0; k < list->count; k++) {
-            const Move *m = &list->moves[k];
-            Position after = pos;
-            Undo u;
-            pos_make(&after, m, &u);
+            Position after;
+            pos_after(pos, &list->moves[k], &after);
             Lookup *l = &b->lookups[nl++];
             l->owner = (int)(i - first);
             if (!locate(s, &after, l))
