@@ -353,13 +353,15 @@ static void update(Solver *s, int pp, uint64_t j, bool lost, int level)
 }
 
 /* The predecessors of a decided position, found before they are told: a thread finds one
- * position's predecessors (prefetching their words) and then tells the previous position's,
- * so that each word has a whole position's work to arrive in cache. */
+ * position's predecessors (prefetching their words) and then tells those it found PIPE - 1
+ * positions before, so that each word has that much work to arrive in cache. */
 typedef struct {
     int n, part;
     bool lost;
     uint64_t idx[MOVELIST_MAX];
 } Preds;
+
+enum { PIPE = 3 };   /* positions whose predecessors are found and not yet told, plus one */
 
 /* Position `queued` of `part`, decided at `level`: its predecessors into *out, their words
  * prefetched. False if it was a candidate win already decided otherwise (then out->n is 0). */
@@ -639,12 +641,14 @@ int unit_solve_split(const DbSet *solved, DbProbe *disk, Material m, int threads
         uint64_t decided_now = 0;
 #pragma omp parallel num_threads(threads) reduction(+ : decided_now)
         {
-            Preds *d = malloc(2 * sizeof *d);
+            /* A ring of PIPE: the predecessors of the last PIPE - 1 positions wait while
+             * their words arrive. */
+            Preds *d = malloc(PIPE * sizeof *d);
             if (!d)
                 s.failed = true;
             int cur = 0;
-            if (d)
-                d[1].n = 0;
+            for (int k = 0; d && k < PIPE; k++)
+                d[k].n = 0;
 #pragma omp for schedule(dynamic, 1)
             for (size_t k = 0; k < nnow; k++) {
                 const QBlock *b = now[k];
@@ -653,12 +657,13 @@ int unit_solve_split(const DbSet *solved, DbProbe *disk, Material m, int threads
                     if (j + 8 < b->n)
                         __builtin_prefetch(word(&s, b->part, QUEUED_INDEX(b->v[j + 8])));
                     decided_now += predecessors(&s, b->part, b->v[j], level, &d[cur]);
-                    cur ^= 1;
+                    cur = (cur + 1) % PIPE;
                     tell(&s, &d[cur], level);
+                    d[cur].n = 0;
                 }
             }
-            if (d)
-                tell(&s, &d[cur ^ 1], level);
+            for (int k = 0; d && k < PIPE; k++)
+                tell(&s, &d[k], level);
             free(d);
         }
         decided += decided_now;
