@@ -438,6 +438,14 @@ static int stored_value(DbProbe *p, ProbeSlice *s, const Position *pos, bool dtw
 {
     uint64_t i = slice_rank(&s->slice, pos);
     int w = s->st.constant_wdl;
+    if (dtw && s->st.constant_dtw < 0) {
+        /* The distance is read after the value (not for a draw): fetch it now, so that the two
+         * misses overlap. A hint only: the buffer may be refilled meanwhile, and read_at checks. */
+        const ChunkSet *c = &s->st.dtw;
+        uint8_t *data = __atomic_load_n(&s->cached[1][i / c->chunk_elements], __ATOMIC_RELAXED);
+        if (data)
+            __builtin_prefetch(data + (size_t)(i % c->chunk_elements) * (size_t)c->size);
+    }
     if (w < 0) {
         uint8_t b;
         int rc = read_at(p, s, &s->st.wdl, 0, i / 4, 1, &b, err, errlen);
