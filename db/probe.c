@@ -432,20 +432,23 @@ static int read_at(DbProbe *p, ProbeSlice *s, const ChunkSet *c, int kind, uint6
     return DAMAS_OK;
 }
 
-/* The stored value of pos (White to move, no capture to make) in slice s. */
-static int stored_value(DbProbe *p, ProbeSlice *s, const Position *pos, bool dtw, DbValue *out, char *err,
-                        size_t errlen)
+/* Starts fetching the cached bytes of element `element` of c (`kind` 0 wdl, 1 dtw) of slice
+ * s, if its chunk is cached. A hint only: the buffer may be refilled meanwhile (read_at checks
+ * what it reads). */
+static void fetch_at(const ProbeSlice *s, const ChunkSet *c, int kind, uint64_t element)
 {
-    uint64_t i = slice_rank(&s->slice, pos);
+    uint8_t *data = __atomic_load_n(&s->cached[kind][element / c->chunk_elements], __ATOMIC_RELAXED);
+    if (data)
+        __builtin_prefetch(data + (size_t)(element % c->chunk_elements) * (size_t)c->size);
+}
+
+/* The stored value of index i of slice s (a position without a capture to make). */
+static int stored_value(DbProbe *p, ProbeSlice *s, uint64_t i, bool dtw, DbValue *out, char *err, size_t errlen)
+{
     int w = s->st.constant_wdl;
-    if (dtw && s->st.constant_dtw < 0) {
-        /* The distance is read after the value (not for a draw): fetch it now, so that the two
-         * misses overlap. A hint only: the buffer may be refilled meanwhile, and read_at checks. */
-        const ChunkSet *c = &s->st.dtw;
-        uint8_t *data = __atomic_load_n(&s->cached[1][i / c->chunk_elements], __ATOMIC_RELAXED);
-        if (data)
-            __builtin_prefetch(data + (size_t)(i % c->chunk_elements) * (size_t)c->size);
-    }
+    /* The distance is read after the value (not for a draw): fetched now, the misses overlap. */
+    if (dtw && s->st.constant_dtw < 0)
+        fetch_at(s, &s->st.dtw, 1, i);
     if (w < 0) {
         uint8_t b;
         int rc = read_at(p, s, &s->st.wdl, 0, i / 4, 1, &b, err, errlen);
@@ -477,16 +480,49 @@ static int stored_value(DbProbe *p, ProbeSlice *s, const Position *pos, bool dtw
 
 static int probe_any(DbProbe *p, const Position *pos, bool dtw, DbValue *out, char *err, size_t errlen);
 
+/* A capture position's successors: the first FETCH_AHEAD are located in their slices and
+ * their table bytes fetched before any is read (fetch_successor), so that their misses
+ * overlap; probe_successor then reads them in the same order. */
+enum { FETCH_AHEAD = 32 };
+
 typedef struct {
     DbProbe *p;
     bool dtw;
     char *err;
     size_t errlen;
+    int fetched, valued;                /* successors seen by each */
+    ProbeSlice *slice[FETCH_AHEAD];     /* NULL: read through probe_any */
+    uint64_t index[FETCH_AHEAD];
 } ProbeCall;
+
+static void fetch_successor(void *ctx, const Position *after)
+{
+    ProbeCall *c = ctx;
+    int k = c->fetched++;
+    if (k >= FETCH_AHEAD)
+        return;
+    c->slice[k] = NULL;
+    Material m = material_of(after);
+    int rc;
+    ProbeSlice *s;
+    /* (A failure here is met again, and reported, when the successor is read.) */
+    if (m.um + m.uk == 0 || db_dont_care(&c->p->v, after) || !(s = slice_of(c->p, m, &rc, c->err, c->errlen)))
+        return;
+    uint64_t i = slice_rank(&s->slice, after);
+    if (s->st.constant_wdl < 0)
+        fetch_at(s, &s->st.wdl, 0, i / 4);
+    if (c->dtw && s->st.constant_dtw < 0)
+        fetch_at(s, &s->st.dtw, 1, i);
+    c->slice[k] = s;
+    c->index[k] = i;
+}
 
 static int probe_successor(void *ctx, const Position *after, DbValue *out)
 {
     ProbeCall *c = ctx;
+    int k = c->valued++;
+    if (k < FETCH_AHEAD && k < c->fetched && c->slice[k])
+        return stored_value(c->p, c->slice[k], c->index[k], c->dtw, out, c->err, c->errlen);
     return probe_any(c->p, after, c->dtw, out, c->err, c->errlen);
 }
 
@@ -498,14 +534,19 @@ static int probe_any(DbProbe *p, const Position *pos, bool dtw, DbValue *out, ch
         return DAMAS_OK;
     }
     if (db_dont_care(&p->v, pos)) {
-        ProbeCall call = {p, dtw, err, errlen};
-        return db_best_move_value(&p->v, pos, probe_successor, &call, !dtw, out);
+        ProbeCall call;
+        call.p = p;
+        call.dtw = dtw;
+        call.err = err;
+        call.errlen = errlen;
+        call.fetched = call.valued = 0;
+        return db_best_move_value(&p->v, pos, probe_successor, fetch_successor, &call, !dtw, out);
     }
     int rc;
     ProbeSlice *s = slice_of(p, m, &rc, err, errlen);
     if (!s)
         return rc;
-    return stored_value(p, s, pos, dtw, out, err, errlen);
+    return stored_value(p, s, slice_rank(&s->slice, pos), dtw, out, err, errlen);
 }
 
 int probe_wdl(DbProbe *p, const Position *pos, int *wdl, char *err, size_t errlen)

@@ -191,11 +191,16 @@ bool db_dont_care(const Variant *v, const Position *pos)
     return !v->rules.optional_capture && movegen_has_capture(pos, v);
 }
 
-int db_best_move_value(const Variant *v, const Position *pos, DbSuccessorValue value, void *ctx, bool first_win,
-                       DbValue *out)
+int db_best_move_value(const Variant *v, const Position *pos, DbSuccessorValue value, DbSuccessorFetch fetch,
+                       void *ctx, bool first_win, DbValue *out)
 {
     MoveList list;
     movegen_moves(pos, v, &list);
+    for (int k = 0; fetch && k < list.count; k++) {
+        Position after;
+        pos_after(pos, &list.moves[k], &after);
+        fetch(ctx, &after);
+    }
     DbValue best = {DB_LOSS, 0};
     for (int k = 0; k < list.count; k++) {
         Position after = *pos;
@@ -226,7 +231,7 @@ static int dbset_successor(void *ctx, const Position *after, DbValue *out)
 /* The value of pos, which has a capture to make, from its captures' successors in s. */
 static int value_by_captures(const DbSet *s, const Position *pos, DbValue *out)
 {
-    return db_best_move_value(&s->variant, pos, dbset_successor, (void *)s, false, out) == DAMAS_OK ? 0 : -1;
+    return db_best_move_value(&s->variant, pos, dbset_successor, NULL, (void *)s, false, out) == DAMAS_OK ? 0 : -1;
 }
 
 /* ---- names and the manifest ---- */

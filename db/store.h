@@ -34,11 +34,17 @@ int db_value_score(DbValue v);
 /* The value of a successor position for its side to move; DAMAS_OK or an error. */
 typedef int (*DbSuccessorValue)(void *ctx, const Position *after, DbValue *out);
 
+/* Told of a successor before any value is asked for (a probe starts fetching what it will
+ * read, so that the successors' cache misses overlap). */
+typedef void (*DbSuccessorFetch)(void *ctx, const Position *after);
+
 /* The best value for pos's side to move over its legal moves, each successor valued by
  * value(ctx, ...) (an error is passed on); with first_win, the first winning move ends the
- * search (its distance may then not be the shortest). No move: a loss in 0. */
-int db_best_move_value(const Variant *v, const Position *pos, DbSuccessorValue value, void *ctx, bool first_win,
-                       DbValue *out);
+ * search (its distance may then not be the shortest). No move: a loss in 0. If fetch is not
+ * NULL, fetch(ctx, ...) is first called for every successor, in the order in which value
+ * is then called for them (the hash of the position passed to fetch is not set). */
+int db_best_move_value(const Variant *v, const Position *pos, DbSuccessorValue value, DbSuccessorFetch fetch,
+                       void *ctx, bool first_win, DbValue *out);
 
 /* Whether pos's stored value does not matter: its side to move must capture (captures are
  * mandatory and it has one), so the value follows from the captures. */
