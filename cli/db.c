@@ -1,3 +1,4 @@
+#include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/resource.h>
@@ -146,6 +147,8 @@ int cmd_gen(int argc, char **argv)
         return cli_error(CLI_USAGE, "--pieces is required (see damas gen --help)");
     if (!out)
         return cli_error(CLI_USAGE, "--out DIR is required (see damas gen --help)");
+    /* Every parallel part (packing, compressing, checking the tables too) uses T threads. */
+    omp_set_num_threads((int)threads);
     GenLog log = {isatty(2), cli_now(), 0, 0, 0, "solved", 0};
     GenProgress progress = {gen_unit_done, &log, gen_note, gen_unit_tick};
     char err[1024];
@@ -236,6 +239,8 @@ int cmd_verify(int argc, char **argv)
             return cli_error(CLI_USAGE, "unexpected argument '%s' (see damas verify --help)", argv[i]);
         }
     }
+    /* Loading (restoring the don't-cares) uses T threads too. */
+    omp_set_num_threads((int)threads);
     /* The statistics first: they check the directory, the variant and every file's header. */
     DbSet *set;
     int rc = open_db("verify", dir, variant, optional, false, &set);
