@@ -165,3 +165,121 @@ Test(store, flipped_bytes_are_detected_or_harmless, .init = build, .fini = clean
     cr_assert_gt(detected, 0);
     cr_log_info("%d of %d flips detected", detected, trials);
 }
+
+/* A synthetic table of slice m0k1-m0k5 (10,874,304 positions: several of the writer's packing
+ * runs of 2^20) with pseudo-random values and don't-cares: a leading stretch of don't-cares,
+ * one that covers the whole third run, and scattered ones. With `one_value`, every position
+ * that matters is a win in 7 plies; with `split` too, those from the second run on are losses
+ * in 6 instead (each run holds one value, the slice two). */
+static DbTable *synthetic_table(bool one_value, bool split)
+{
+    DbTable *t = calloc(1, sizeof *t);
+    cr_assert(slice_init(&t->slice, (Material){0, 1, 0, 5}, 8));
+    uint64_t n = t->slice.size, seed = 7;
+    t->wdl = malloc(n);
+    t->dtw = malloc(n * sizeof *t->dtw);
+    t->dont_care = malloc(n);
+    cr_assert(t->wdl && t->dtw && t->dont_care);
+    for (uint64_t i = 0; i < n; i++) {
+        seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+        uint64_t r = seed >> 33;
+        bool later = split && i >= (1u << 20);
+        t->wdl[i] = one_value ? (later ? DB_LOSS : DB_WIN) : (uint8_t)(r % 3);
+        t->dtw[i] = one_value ? (later ? 6 : 7) : t->wdl[i] == DB_DRAW ? 0 : (uint16_t)(r >> 8 & 1023);
+        t->dont_care[i] = i < 3000 || ((1u << 21) - 100 <= i && i < (3u << 20) + 100) || r % 3 == 0;
+        if (one_value && t->dont_care[i]) {   /* values nobody reads, all different */
+            t->wdl[i] = (uint8_t)(r % 3);
+            t->dtw[i] = (uint16_t)(r >> 8 & 511);
+        }
+    }
+    table_stats(t);
+    return t;
+}
+
+/* The stored arrays of slice t of the unit file in dir, decoded. */
+static void read_stored(const DbTable *t, StoredSlice *st, uint8_t **wdl2, uint8_t **half)
+{
+    Variant v = test_variant("brazilian", false);
+    hid_t file;
+    char path[STORE_PATH_MAX], err[512];
+    cr_assert_eq(store_open_unit(dir, t->slice.m, &file, path, err, sizeof err), DAMAS_OK, "%s", err);
+    cr_assert_eq(store_open_slice(file, path, &v, &t->slice, st, err, sizeof err), DAMAS_OK, "%s", err);
+    *wdl2 = *half = NULL;
+    if (st->constant_wdl < 0) {
+        *wdl2 = malloc(st->wdl.elements * (uint64_t)st->wdl.size);
+        cr_assert_eq(chunk_read_all(&st->wdl, *wdl2), 0);
+    }
+    if (st->constant_dtw < 0) {
+        *half = malloc(st->dtw.elements * (uint64_t)st->dtw.size);
+        cr_assert_eq(chunk_read_all(&st->dtw, *half), 0);
+    }
+    stored_close(st);
+    H5Fclose(file);
+}
+
+Test(store, stored_dont_cares_take_the_last_value_that_matters_across_packing_runs)
+{
+    snprintf(dir, sizeof dir, "/tmp/damas-store-XXXXXX");
+    cr_assert_not_null(mkdtemp(dir));
+    Variant v = test_variant("brazilian", false);
+    char err[512];
+    cr_assert_eq(store_manifest(dir, &v, true, err, sizeof err), DAMAS_OK, "%s", err);
+    DbTable *t = synthetic_table(false, false);
+    uint64_t n = t->slice.size, count[3] = {0, 0, 0};
+    int max = 0;
+    for (uint64_t i = 0; i < n; i++) {
+        count[t->wdl[i]]++;
+        max = t->wdl[i] == DB_WIN && t->dtw[i] > max ? t->dtw[i] : max;
+    }
+    cr_assert(t->losses == count[DB_LOSS] && t->draws == count[DB_DRAW] && t->wins == count[DB_WIN] &&
+              t->max_dtw == max, "the statistics, counted on several threads, are the counts");
+    cr_assert_eq(store_write_unit(dir, &v, &t, 1, err, sizeof err), DAMAS_OK, "%s", err);
+    StoredSlice st;
+    uint8_t *wdl2, *half;
+    read_stored(t, &st, &wdl2, &half);
+    cr_assert(wdl2 && half, "values and distances stored");
+    /* One pass, as the format describes it: a don't-care takes the last value that matters
+     * before it (the first one for those before any), a draw and a don't-care the last
+     * distance of a win or a loss. */
+    uint64_t first = 0;
+    while (t->dont_care[first])
+        first++;
+    int w = t->wdl[first], h = 0;
+    for (uint64_t i = 0; i < n; i++)
+        if (!t->dont_care[i] && t->wdl[i] != DB_DRAW) {
+            h = t->dtw[i] / 2;
+            break;
+        }
+    for (uint64_t i = 0; i < n; i++) {
+        if (!t->dont_care[i]) {
+            w = t->wdl[i];
+            h = w != DB_DRAW ? t->dtw[i] / 2 : h;
+        }
+        int got_w = wdl2[i / 4] >> (2 * (i % 4)) & 3;
+        int got_h = st.dtw.size == 1 ? half[i] : half[2 * i] | half[2 * i + 1] << 8;
+        if (got_w != w || got_h != h)
+            cr_assert_fail("position %llu: stored %d/%d, expected %d/%d", (unsigned long long)i, got_w, got_h, w, h);
+    }
+    free(wdl2);
+    free(half);
+    table_free(t);
+
+    /* One value that matters, in every run: stored as constants, whatever the don't-cares hold. */
+    t = synthetic_table(true, false);
+    cr_assert_eq(store_write_unit(dir, &v, &t, 1, err, sizeof err), DAMAS_OK, "%s", err);
+    read_stored(t, &st, &wdl2, &half);
+    cr_assert(st.constant_wdl == DB_WIN && st.constant_dtw == 3 && !wdl2 && !half, "constants %d and %d",
+              st.constant_wdl, st.constant_dtw);
+    table_free(t);
+    /* One value a run, two in the slice: the values are stored, the distance (3 halved) not. */
+    t = synthetic_table(true, true);
+    cr_assert_eq(store_write_unit(dir, &v, &t, 1, err, sizeof err), DAMAS_OK, "%s", err);
+    read_stored(t, &st, &wdl2, &half);
+    cr_assert(st.constant_wdl < 0 && wdl2 && st.constant_dtw == 3 && !half, "constants %d and %d",
+              st.constant_wdl, st.constant_dtw);
+    cr_assert_eq(wdl2[0] & 3, DB_WIN);
+    cr_assert_eq(wdl2[(t->slice.size - 1) / 4] >> (2 * ((t->slice.size - 1) % 4)) & 3, DB_LOSS);
+    free(wdl2);
+    table_free(t);
+    cleanup();
+}
