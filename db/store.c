@@ -440,18 +440,20 @@ static void packed_free(Packed *p)
 
 /* What pack_values needs to know of a run of positions before filling it: the first and last
  * value that matters (w) and the first and last distance that matters (h: of a win or a loss),
- * -1 where there is none; whether all of them are equal; the largest half distance. */
+ * -1 where there is none; whether all of them are equal; the largest half distance; and the
+ * value and distance carried into the run from the runs before it. */
 typedef struct {
     int first_w, last_w, first_h, last_h;
     bool one_w, one_h;
     int max_half;
+    int start_w, start_h;
 } PackRun;
 
 enum { PACK_RUN = 1 << 20 };   /* positions a run; a multiple of 4, so runs fill whole bytes */
 
 static void pack_survey(const DbTable *t, const uint8_t *dc, uint64_t lo, uint64_t hi, PackRun *r)
 {
-    *r = (PackRun){-1, -1, -1, -1, true, true, 0};
+    *r = (PackRun){-1, -1, -1, -1, true, true, 0, 0, 0};
     for (uint64_t i = lo; i < hi; i++) {
         if (dc[i])
             continue;
@@ -492,26 +494,24 @@ static int pack_values(const DbTable *t, const uint8_t *dc, Packed *p)
         last_w = r->last_w >= 0 ? r->last_w : last_w;
         last_h = r->last_h >= 0 ? r->last_h : last_h;
     }
-    /* Don't-cares before the first value that matters take that value. */
-    int *carry = malloc((nruns ? nruns : 1) * 2 * sizeof *carry);
     p->half_size = max_half > 255 ? 2 : 1;
     p->wdl2 = calloc((n + 3) / 4, 1);
     p->half = calloc(n, (size_t)p->half_size);
-    if (!carry || !p->wdl2 || !p->half) {
+    if (!p->wdl2 || !p->half) {
         free(runs);
-        free(carry);
         return -1;
     }
+    /* Don't-cares before the first value that matters take that value. */
     int fill_w = first_w >= 0 ? first_w : DB_LOSS, fill_h = first_h >= 0 ? first_h : 0;
     for (uint64_t k = 0; k < nruns; k++) {
-        carry[2 * k] = fill_w;
-        carry[2 * k + 1] = fill_h;
+        runs[k].start_w = fill_w;
+        runs[k].start_h = fill_h;
         fill_w = runs[k].last_w >= 0 ? runs[k].last_w : fill_w;
         fill_h = runs[k].last_h >= 0 ? runs[k].last_h : fill_h;
     }
 #pragma omp parallel for schedule(dynamic, 1) if (nruns > 1)
     for (uint64_t k = 0; k < nruns; k++) {
-        int w = carry[2 * k], h = carry[2 * k + 1];
+        int w = runs[k].start_w, h = runs[k].start_h;
         uint64_t end = (k + 1) * PACK_RUN < n ? (k + 1) * PACK_RUN : n;
         for (uint64_t i = k * PACK_RUN; i < end; i++) {
             if (!dc[i]) {
@@ -529,7 +529,6 @@ static int pack_values(const DbTable *t, const uint8_t *dc, Packed *p)
     p->constant_wdl = one_w ? fill_w : -1;
     p->constant_dtw = one_h ? fill_h : -1;
     free(runs);
-    free(carry);
     return 0;
 }
 
