@@ -80,7 +80,7 @@ Search *search_new(const Variant *v, const Weights *w, DbProbe *db, size_t tt_mb
 void search_free(Search *s)
 {
     if (s) {
-        free(s->tt);
+        mem_release(s->tt);
         free(s);
     }
 }

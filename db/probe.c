@@ -77,7 +77,7 @@ static int cache_init(Cache *c, size_t bytes)
 static void cache_free(Cache *c)
 {
     for (size_t i = 0; i < c->nslabs; i++)
-        free(c->slabs[i]);
+        mem_release(c->slabs[i]);
     free(c->slabs);
     free(c->buffers);
     pthread_mutex_destroy(&c->lock);

@@ -108,9 +108,9 @@ void table_free(DbTable *t)
 {
     if (!t)
         return;
-    free(t->wdl);
-    free(t->dtw);
-    free(t->dont_care);
+    mem_release(t->wdl);
+    mem_release(t->dtw);
+    mem_release(t->dont_care);
     free(t);
 }
 
@@ -434,8 +434,8 @@ typedef struct {
 
 static void packed_free(Packed *p)
 {
-    free(p->wdl2);
-    free(p->half);
+    mem_release(p->wdl2);
+    mem_release(p->half);
 }
 
 /* What pack_values needs to know of a run of positions before filling it: the first and last
@@ -495,8 +495,8 @@ static int pack_values(const DbTable *t, const uint8_t *dc, Packed *p)
         last_h = r->last_h >= 0 ? r->last_h : last_h;
     }
     p->half_size = max_half > 255 ? 2 : 1;
-    p->wdl2 = calloc((n + 3) / 4, 1);
-    p->half = calloc(n, (size_t)p->half_size);
+    p->wdl2 = mem_huge((n + 3) / 4);   /* (each run clears its bytes) */
+    p->half = mem_huge(n * (size_t)p->half_size);
     if (!p->wdl2 || !p->half) {
         free(runs);
         return -1;
@@ -513,6 +513,7 @@ static int pack_values(const DbTable *t, const uint8_t *dc, Packed *p)
     for (uint64_t k = 0; k < nruns; k++) {
         int w = runs[k].start_w, h = runs[k].start_h;
         uint64_t end = (k + 1) * PACK_RUN < n ? (k + 1) * PACK_RUN : n;
+        memset(p->wdl2 + k * PACK_RUN / 4, 0, (end + 3) / 4 - k * PACK_RUN / 4);
         for (uint64_t i = k * PACK_RUN; i < end; i++) {
             if (!dc[i]) {
                 w = t->wdl[i];
@@ -701,8 +702,8 @@ static int stored_unpack(const StoredSlice *st, const DbSet *s, DbTable *t)
     uint64_t n = t->slice.size;
     t->wdl = mem_huge(n);
     t->dtw = mem_huge(n * sizeof *t->dtw);
-    uint8_t *wdl2 = st->constant_wdl < 0 ? malloc((n + 3) / 4) : NULL;
-    void *half = st->constant_dtw < 0 ? malloc(n * (size_t)st->dtw.size) : NULL;
+    uint8_t *wdl2 = st->constant_wdl < 0 ? mem_huge((n + 3) / 4) : NULL;
+    void *half = st->constant_dtw < 0 ? mem_huge(n * (size_t)st->dtw.size) : NULL;
     int rc = 0;
     if (!t->wdl || !t->dtw || (st->constant_wdl < 0 && !wdl2) || (st->constant_dtw < 0 && !half))
         rc = -1;
@@ -723,8 +724,8 @@ static int stored_unpack(const StoredSlice *st, const DbSet *s, DbTable *t)
         if (r.missing)
             rc = -2;
     }
-    free(wdl2);
-    free(half);
+    mem_release(wdl2);
+    mem_release(half);
     return rc;
 }
 

@@ -6,6 +6,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../core/memory.h"
 #include "../core/movegen.h"
 #include "../core/notation.h"
 #include "../core/position.h"
@@ -256,7 +257,7 @@ static int solve_unit(DbSet *set, DbProbe *disk, Material m, const char *dir, in
     times->write = gen_now() - t0;
     for (int i = 0; i < nout; i++) {
         Material t = out[i]->slice.m;
-        free(out[i]->dont_care);
+        mem_release(out[i]->dont_care);
         out[i]->dont_care = NULL;
         if (rc == DAMAS_OK)
             set->t[t.um][t.uk][t.tm][t.tk] = out[i];
@@ -383,6 +384,11 @@ int gen_run_split(const Variant *v, int pieces, const char *dir, int threads, So
     if (rc == DAMAS_OK && !split)
         rc = store_manifest(dir, v, true, err, errlen);
     dbset_init(set, v);
+    /* Half the memory the plan leaves free may keep released arrays for the units after (the
+     * rest is left to the page cache and other programs); not with a split, whose ranks may
+     * share a machine. */
+    uint64_t have = memory_size();
+    mem_keep_limit(!split && plan->peak_bytes < have ? (have - plan->peak_bytes) / 2 : 0);
     for (int u = 0; u < n && rc == DAMAS_OK; u++) {
         char name[DB_NAME_MAX];
         store_unit_name(units[u], name);
@@ -408,6 +414,7 @@ int gen_run_split(const Variant *v, int pieces, const char *dir, int threads, So
         }
     }
     dbset_free(set);
+    mem_keep_limit(0);
     free(set);
     free(plan);
     return rc;

@@ -1,9 +1,6 @@
 #include "solve.h"
 
 #include <limits.h>
-#ifdef __GLIBC__
-#include <malloc.h>
-#endif
 #include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -66,8 +63,10 @@ static bool vec_push(Vec *a, uint64_t x)
 #define QUEUE_INDEX_LIMIT (1ull << 31)
 
 /* Entries in blocks, so that a list grows without copying and wastes at most one block: more
- * than half the positions of a unit may wait in the queue at once, 4 bytes each. */
-enum { QBLOCK = 4096 };
+ * than half the positions of a unit may wait in the queue at once, 4 bytes each. Blocks are
+ * carved from slabs of QSLAB (from mem_huge, released after the propagation) and reused once
+ * their level is done. */
+enum { QBLOCK = 4096, QSLAB = 128 };
 typedef struct QBlock {
     struct QBlock *next;
     int part;
@@ -98,6 +97,10 @@ typedef struct {
     int threads;
     SolveSplit *split;   /* NULL: the whole unit is solved here */
     Vec *out;            /* split: per thread and rank, updates for positions that rank owns */
+    omp_lock_t blocks;   /* guards the three below */
+    QBlock *spare;       /* blocks whose level is done */
+    void **slabs;
+    size_t nslabs;
     bool failed;
 } Solver;
 
@@ -133,6 +136,55 @@ static int owner(const Solver *s, int part, uint64_t i)
     }
 }
 
+/* An empty queue block, NULL if memory ran out. */
+static QBlock *block_new(Solver *s)
+{
+    omp_set_lock(&s->blocks);
+    QBlock *b = s->spare;
+    if (b) {
+        s->spare = b->next;
+    } else {
+        void **slabs = realloc(s->slabs, (s->nslabs + 1) * sizeof *slabs);
+        QBlock *slab = slabs ? mem_huge(QSLAB * sizeof *slab) : NULL;
+        if (slabs)
+            s->slabs = slabs;
+        if (slab) {
+            s->slabs[s->nslabs++] = slab;
+            for (int k = 1; k < QSLAB; k++) {
+                slab[k].next = s->spare;
+                s->spare = &slab[k];
+            }
+            b = &slab[0];
+        }
+    }
+    omp_unset_lock(&s->blocks);
+    return b;
+}
+
+/* Every queue block goes back to memory (the slabs they are carved from). */
+static void release_blocks(Solver *s)
+{
+    for (size_t k = 0; k < s->nslabs; k++)
+        mem_release(s->slabs[k]);
+    free(s->slabs);
+    s->slabs = NULL;
+    s->nslabs = 0;
+    s->spare = NULL;
+}
+
+/* Blocks b (a list) are done with. */
+static void blocks_done(Solver *s, QBlock *b)
+{
+    omp_set_lock(&s->blocks);
+    while (b) {
+        QBlock *next = b->next;
+        b->next = s->spare;
+        s->spare = b;
+        b = next;
+    }
+    omp_unset_lock(&s->blocks);
+}
+
 /* Queues position i of `part` at `level` (a candidate win through an exit if cand). */
 static void pend(Solver *s, int level, int part, int cand, uint64_t i)
 {
@@ -155,7 +207,7 @@ static void pend(Solver *s, int level, int part, int cand, uint64_t i)
     }
     QBlock **head = &q->level[level][part];
     if (!*head || (*head)->n == QBLOCK) {
-        QBlock *b = malloc(sizeof *b);
+        QBlock *b = block_new(s);
         if (!b) {
             s->failed = true;
             return;
@@ -167,15 +219,6 @@ static void pend(Solver *s, int level, int part, int cand, uint64_t i)
     }
     (*head)->v[(*head)->n++] = QUEUED(cand, i);
     q->pushed++;
-}
-
-static void free_blocks(QBlock *b)
-{
-    while (b) {
-        QBlock *next = b->next;
-        free(b);
-        b = next;
-    }
 }
 
 /* The highest level from `from` on with positions to propagate, in any thread's queue; -1 if
@@ -481,7 +524,7 @@ static DbTable *table_of(Solver *s, int part, int threads)
     uint64_t n = t->slice.size;
     t->wdl = mem_huge(n);
     t->dtw = mem_huge(n * sizeof *t->dtw);
-    t->dont_care = malloc(n);
+    t->dont_care = mem_huge(n);
     if (!t->wdl || !t->dtw || !t->dont_care) {
         table_free(t);
         return NULL;
@@ -496,7 +539,7 @@ static DbTable *table_of(Solver *s, int part, int threads)
         t->dtw[i] = (uint16_t)(state == DB_WIN || state == DB_LOSS ? W_DTW(w) : 0);
         t->dont_care[i] = (w & W_DONT_CARE) != 0;
     }
-    free(s->w[part]);
+    mem_release(s->w[part]);
     s->w[part] = NULL;
     for (int r = 0; s->split && r < s->split->ranks; r++) {
         uint64_t first, end;
@@ -527,6 +570,7 @@ int unit_solve_split(const DbSet *solved, DbProbe *disk, Material m, int threads
     s.solved = solved;
     s.disk = disk;
     s.split = split;
+    omp_init_lock(&s.blocks);
     s.nparts = material_equal(m, material_swap(m)) ? 1 : 2;
     Material ms[2] = {m, material_swap(m)};
     int rc = DAMAS_OK;
@@ -667,8 +711,10 @@ int unit_solve_split(const DbSet *solved, DbProbe *disk, Material m, int threads
             free(d);
         }
         decided += decided_now;
-        for (size_t k = 0; k < nnow; k++)
-            free(now[k]);
+        for (size_t k = 0; k < nnow; k++) {
+            now[k]->next = NULL;
+            blocks_done(&s, now[k]);
+        }
         nnow = 0;
         if (split) {
             split->propagated += total;
@@ -682,12 +728,9 @@ int unit_solve_split(const DbSet *solved, DbProbe *disk, Material m, int threads
     }
     if (split)
         levels = split->max(split->ctx, levels);
-#ifdef __GLIBC__
-    /* The queue's blocks came from malloc's heaps, which keep freed memory: hand it back before
-     * the finished tables are built. */
-    malloc_trim(0);
-#endif
     double t2 = omp_get_wtime();
+    /* The queue is empty: its memory goes back before the finished tables are built. */
+    release_blocks(&s);
     if (watch)
         watch->tick(watch->ctx, SOLVE_TABLES, levels, decided, here);
     for (int p = 0; p < s.nparts; p++)
@@ -710,16 +753,12 @@ failed:
         table_free(done[p]);
 done:
     for (int p = 0; p < 2; p++)
-        free(s.w[p]);
-    for (int t = 0; s.queues && t < threads; t++) {
-        for (int l = 0; l < s.queues[t].n; l++)
-            for (int p = 0; p < 2; p++)
-                free_blocks(s.queues[t].level[l][p]);
+        mem_release(s.w[p]);
+    for (int t = 0; s.queues && t < threads; t++)
         free(s.queues[t].level);
-    }
     free(s.queues);
-    for (size_t k = 0; k < nnow; k++)
-        free(now[k]);
+    release_blocks(&s);   /* (every block, whatever list it is on) */
+    omp_destroy_lock(&s.blocks);
     free(now);
     for (int k = 0; s.out && k < threads * split->ranks; k++)
         free(s.out[k].v);
