@@ -78,6 +78,13 @@ static uint64_t table_checksum(const DbTable *t)
     return h;
 }
 
+void table_checksums(DbTable *const *t, int n)
+{
+#pragma omp parallel for schedule(dynamic, 1) if (n > 1)
+    for (int k = 0; k < n; k++)
+        t[k]->checksum = table_checksum(t[k]);
+}
+
 void table_stats(DbTable *t)
 {
     /* The checksum is one chain of steps: one thread computes it while the others count. */

@@ -64,6 +64,9 @@ typedef struct {
 
 /* Counts, longest win and checksum of t's values. */
 void table_stats(DbTable *t);
+/* The checksums of tables t[0..n-1], whose counts and longest wins are set: each is one chain
+ * of steps, so the tables are shared among the threads. */
+void table_checksums(DbTable *const *t, int n);
 void table_free(DbTable *t);
 
 /* Every table of a database in memory, by material. */

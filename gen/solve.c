@@ -513,8 +513,10 @@ static bool exchange_updates(Solver *s, int threads, int level)
     return true;
 }
 
-/* The solved part as a table: values, distances (undecided positions are draws) and
- * don't-care flags; frees the working state. With a split, every rank sends its share to all. */
+/* The solved part as a table: values, distances (undecided positions are draws), don't-care
+ * flags, counts and longest win; frees the working state. The checksum is left to the caller
+ * (table_checksums), except with a split, where every rank sends its share to all and then
+ * counts the whole table. */
 static DbTable *table_of(Solver *s, int part, int threads)
 {
     DbTable *t = calloc(1, sizeof *t);
@@ -530,15 +532,26 @@ static DbTable *table_of(Solver *s, int part, int threads)
         return NULL;
     }
     const uint32_t *ws = s->w[part];
-    uint64_t lo = s->lo[part], hi = s->hi[part];
-#pragma omp parallel for num_threads(threads) schedule(static)
+    uint64_t lo = s->lo[part], hi = s->hi[part], wins = 0, draws = 0, losses = 0;
+    int longest = 0;
+#pragma omp parallel for num_threads(threads) schedule(static) reduction(+ : wins, draws, losses) \
+        reduction(max : longest)
     for (uint64_t i = lo; i < hi; i++) {
         uint32_t w = ws[i - lo];
-        int state = W_STATE(w);
-        t->wdl[i] = (uint8_t)(state == UNDECIDED ? DB_DRAW : state);
-        t->dtw[i] = (uint16_t)(state == DB_WIN || state == DB_LOSS ? W_DTW(w) : 0);
+        int state = W_STATE(w), wdl = state == UNDECIDED ? DB_DRAW : state;
+        int dtw = state == DB_WIN || state == DB_LOSS ? W_DTW(w) : 0;
+        t->wdl[i] = (uint8_t)wdl;
+        t->dtw[i] = (uint16_t)dtw;
         t->dont_care[i] = (w & W_DONT_CARE) != 0;
+        wins += wdl == DB_WIN;
+        draws += wdl == DB_DRAW;
+        losses += wdl == DB_LOSS;
+        longest = wdl == DB_WIN && dtw > longest ? dtw : longest;
     }
+    t->wins = wins;
+    t->draws = draws;
+    t->losses = losses;
+    t->max_dtw = longest;
     mem_release(s->w[part]);
     s->w[part] = NULL;
     for (int r = 0; s->split && r < s->split->ranks; r++) {
@@ -552,7 +565,8 @@ static DbTable *table_of(Solver *s, int part, int threads)
             return NULL;
         }
     }
-    table_stats(t);
+    if (s->split)
+        table_stats(t);   /* (the counts above were of this rank's share) */
     return t;
 }
 
@@ -736,6 +750,8 @@ int unit_solve_split(const DbSet *solved, DbProbe *disk, Material m, int threads
     for (int p = 0; p < s.nparts; p++)
         if (!(done[p] = table_of(&s, p, threads)))
             goto failed;
+    if (!split)
+        table_checksums(done, s.nparts);
     for (int p = 0; p < s.nparts; p++)
         out[p] = done[p];
     *nout = s.nparts;
