@@ -61,7 +61,7 @@ uint64_t stored_values_check(int constant_wdl, int constant_dtw, uint64_t wdl_su
     return chunk_hash(b, sizeof b);
 }
 
-int chunk_write(hid_t g, const char *name, int size, const void *data, uint64_t elements, unsigned block,
+int chunk_write(hid_t g, const char *name, int size, const void *data, uint64_t elements, unsigned block, int level,
                 uint64_t *summary)
 {
     uint64_t per_chunk = chunk_elements(elements, size), chunk_bytes = per_chunk * (uint64_t)size;
@@ -98,7 +98,7 @@ int chunk_write(hid_t g, const char *name, int size, const void *data, uint64_t 
                 raw[2 * i + 1] = (uint8_t)(v[i] >> 8);
             }
         }
-        len[k] = raw ? h5lz4_encode(raw, chunk_bytes, block, CHUNK_LZ4HC_LEVEL, &enc[k]) : 0;
+        len[k] = raw ? h5lz4_encode(raw, chunk_bytes, block, level, &enc[k]) : 0;
         if (len[k])
             check[k] = chunk_hash(enc[k], len[k]);
         free(raw);

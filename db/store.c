@@ -595,11 +595,12 @@ static int write_slice(hid_t file, const Variant *v, DbTable *t)
         if (p.constant_wdl >= 0)
             bad |= attr_u64(g, "wdl_constant", (uint64_t)p.constant_wdl) < 0;
         else
-            bad |= chunk_write(g, "wdl", 1, p.wdl2, (t->slice.size + 3) / 4, 0, &sw) < 0;
+            bad |= chunk_write(g, "wdl", 1, p.wdl2, (t->slice.size + 3) / 4, 0, CHUNK_LZ4HC_LEVEL, &sw) < 0;
         if (p.constant_dtw >= 0)
             bad |= attr_u64(g, "dtw_constant", (uint64_t)p.constant_dtw) < 0;
         else
-            bad |= chunk_write(g, "dtw", p.half_size, p.half, t->slice.size, CHUNK_DTW_BLOCK, &sd) < 0;
+            bad |= chunk_write(g, "dtw", p.half_size, p.half, t->slice.size, CHUNK_DTW_BLOCK,
+                                   CHUNK_DTW_LZ4HC_LEVEL, &sd) < 0;
         bad |= attr_u64(g, "values_check",
                         stored_values_check(p.constant_wdl >= 0 ? p.constant_wdl : -1,
                                             p.constant_dtw >= 0 ? p.constant_dtw : -1, sw, sd)) < 0;
