@@ -89,7 +89,8 @@ static void gen_unit_done(void *ctx, const GenUnitReport *r)
     const GenUnitTimes *t = r->times;
     if (!r->skipped && t)
         snprintf(how, sizeof how, "%s (init %.1f s, %d levels %.1f s, tables %.1f s, write %.1f s, queue peak %.0f%%)",
-                 log->what, t->solve.init, t->solve.levels, t->solve.propagate, t->solve.tables, t->write, 100 * t->solve.queue_peak);
+                 log->what, t->solve.init, t->solve.levels, t->solve.propagate, t->solve.tables, t->write,
+                 100 * t->solve.queue_peak);
     else if (!r->skipped)
         snprintf(how, sizeof how, "%s", log->what);
     fprintf(stderr, "%s[%3d/%3d] %-12s %12llu positions %8.2f s %7.2f M pos/s  elapsed %.0f s, left ~%.0f s  %-*s%s",
