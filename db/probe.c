@@ -479,6 +479,7 @@ static int stored_value(DbProbe *p, ProbeSlice *s, uint64_t i, bool dtw, DbValue
 }
 
 static int probe_any(DbProbe *p, const Position *pos, bool dtw, DbValue *out, char *err, size_t errlen);
+static int probe_captures(DbProbe *p, const Position *pos, bool dtw, DbValue *out, char *err, size_t errlen);
 
 /* A capture position's successors: the first FETCH_AHEAD are located in their slices and
  * their table bytes fetched before any is read (fetch_successor), so that their misses
@@ -491,8 +492,9 @@ typedef struct {
     char *err;
     size_t errlen;
     int fetched, valued;                /* successors seen by each */
-    ProbeSlice *slice[FETCH_AHEAD];     /* NULL: read through probe_any */
+    ProbeSlice *slice[FETCH_AHEAD];     /* NULL: read through probe_any, or searched if `captures` */
     uint64_t index[FETCH_AHEAD];
+    bool captures[FETCH_AHEAD];         /* the successor has a capture to make */
 } ProbeCall;
 
 static void fetch_successor(void *ctx, const Position *after)
@@ -502,11 +504,16 @@ static void fetch_successor(void *ctx, const Position *after)
     if (k >= FETCH_AHEAD)
         return;
     c->slice[k] = NULL;
+    c->captures[k] = false;
     Material m = material_of(after);
     int rc;
     ProbeSlice *s;
+    if (m.um + m.uk == 0)
+        return;
+    if ((c->captures[k] = db_dont_care(&c->p->v, after)))
+        return;
     /* (A failure here is met again, and reported, when the successor is read.) */
-    if (m.um + m.uk == 0 || db_dont_care(&c->p->v, after) || !(s = slice_of(c->p, m, &rc, c->err, c->errlen)))
+    if (!(s = slice_of(c->p, m, &rc, c->err, c->errlen)))
         return;
     uint64_t i = slice_rank(&s->slice, after);
     if (s->st.constant_wdl < 0)
@@ -523,6 +530,8 @@ static int probe_successor(void *ctx, const Position *after, DbValue *out)
     int k = c->valued++;
     if (k < FETCH_AHEAD && k < c->fetched && c->slice[k])
         return stored_value(c->p, c->slice[k], c->index[k], c->dtw, out, c->err, c->errlen);
+    if (k < FETCH_AHEAD && k < c->fetched && c->captures[k])
+        return probe_captures(c->p, after, c->dtw, out, c->err, c->errlen);
     return probe_any(c->p, after, c->dtw, out, c->err, c->errlen);
 }
 
@@ -533,20 +542,25 @@ static int probe_any(DbProbe *p, const Position *pos, bool dtw, DbValue *out, ch
         *out = (DbValue){DB_LOSS, 0};
         return DAMAS_OK;
     }
-    if (db_dont_care(&p->v, pos)) {
-        ProbeCall call;
-        call.p = p;
-        call.dtw = dtw;
-        call.err = err;
-        call.errlen = errlen;
-        call.fetched = call.valued = 0;
-        return db_best_move_value(&p->v, pos, probe_successor, fetch_successor, &call, !dtw, out);
-    }
+    if (db_dont_care(&p->v, pos))
+        return probe_captures(p, pos, dtw, out, err, errlen);
     int rc;
     ProbeSlice *s = slice_of(p, m, &rc, err, errlen);
     if (!s)
         return rc;
     return stored_value(p, s, slice_rank(&s->slice, pos), dtw, out, err, errlen);
+}
+
+/* The value of pos, which has a capture to make, from its captures' successors. */
+static int probe_captures(DbProbe *p, const Position *pos, bool dtw, DbValue *out, char *err, size_t errlen)
+{
+    ProbeCall call;
+    call.p = p;
+    call.dtw = dtw;
+    call.err = err;
+    call.errlen = errlen;
+    call.fetched = call.valued = 0;
+    return db_best_move_value(&p->v, pos, probe_successor, fetch_successor, &call, !dtw, out);
 }
 
 int probe_wdl(DbProbe *p, const Position *pos, int *wdl, char *err, size_t errlen)

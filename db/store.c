@@ -210,9 +210,8 @@ int db_best_move_value(const Variant *v, const Position *pos, DbSuccessorValue v
     }
     DbValue best = {DB_LOSS, 0};
     for (int k = 0; k < list.count; k++) {
-        Position after = *pos;
-        Undo u;
-        pos_make(&after, &list.moves[k], &u);
+        Position after;
+        pos_after(pos, &list.moves[k], &after);
         DbValue next;
         int rc = value(ctx, &after, &next);
         if (rc != DAMAS_OK)

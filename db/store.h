@@ -42,7 +42,7 @@ typedef void (*DbSuccessorFetch)(void *ctx, const Position *after);
  * value(ctx, ...) (an error is passed on); with first_win, the first winning move ends the
  * search (its distance may then not be the shortest). No move: a loss in 0. If fetch is not
  * NULL, fetch(ctx, ...) is first called for every successor, in the order in which value
- * is then called for them (the hash of the position passed to fetch is not set). */
+ * is then called for them. (The hash of the positions passed to both is not set.) */
 int db_best_move_value(const Variant *v, const Position *pos, DbSuccessorValue value, DbSuccessorFetch fetch,
                        void *ctx, bool first_win, DbValue *out);
 
