@@ -95,27 +95,27 @@ void mem_release(void *p)
         free(p);
         return;
     }
-    Array *a = &keep.a[k];
-    keep.over -= a->cap - a->asked;
-    /* Kept if the limit allows, smaller idle arrays making room if they can. */
+    /* Taken out of the list while smaller idle arrays make room for it, if they can. */
+    Array a = keep.a[k];
+    keep.a[k] = keep.a[--keep.n];
+    keep.over -= a.cap - a.asked;
     size_t smaller = 0;
     for (int j = 0; j < keep.n; j++)
-        smaller += keep.a[j].idle && keep.a[j].cap <= a->cap ? keep.a[j].cap : 0;
+        smaller += keep.a[j].idle && keep.a[j].cap <= a.cap ? keep.a[j].cap : 0;
     int small;
-    while (keep.over + a->cap > keep.limit && keep.over - smaller + a->cap <= keep.limit &&
-           (small = idle_array(a->cap, false)) >= 0) {
+    while (keep.over + a.cap > keep.limit && keep.over - smaller + a.cap <= keep.limit &&
+           (small = idle_array(a.cap, false)) >= 0) {
         keep.over -= keep.a[small].cap;
         forget(small);
-        a = &keep.a[k == keep.n ? small : k];   /* (forget moved the last entry) */
-        k = (int)(a - keep.a);
     }
-    if (keep.over + a->cap <= keep.limit) {
-        a->idle = true;
-        keep.over += a->cap;
-    } else {
-        forget(k);
+    bool kept = keep.over + a.cap <= keep.limit;
+    if (kept) {
+        keep.over += a.cap;
+        keep.a[keep.n++] = (Array){a.p, a.cap, a.asked, true};
     }
     pthread_mutex_unlock(&keep.lock);
+    if (!kept)
+        free(a.p);
 }
 
 void mem_keep_limit(size_t bytes)

@@ -172,16 +172,12 @@ static void release_blocks(Solver *s)
     s->spare = NULL;
 }
 
-/* Blocks b (a list) are done with. */
-static void blocks_done(Solver *s, QBlock *b)
+/* Block b, its level done, is free for another. */
+static void block_done(Solver *s, QBlock *b)
 {
     omp_set_lock(&s->blocks);
-    while (b) {
-        QBlock *next = b->next;
-        b->next = s->spare;
-        s->spare = b;
-        b = next;
-    }
+    b->next = s->spare;
+    s->spare = b;
     omp_unset_lock(&s->blocks);
 }
 
@@ -514,9 +510,8 @@ static bool exchange_updates(Solver *s, int threads, int level)
 }
 
 /* The solved part as a table: values, distances (undecided positions are draws), don't-care
- * flags, counts and longest win; frees the working state. The checksum is left to the caller
- * (table_checksums), except with a split, where every rank sends its share to all and then
- * counts the whole table. */
+ * flags, and the counts and longest win of the positions solved here; frees the working state.
+ * With a split, every rank sends its share to all. The caller completes the statistics. */
 static DbTable *table_of(Solver *s, int part, int threads)
 {
     DbTable *t = calloc(1, sizeof *t);
@@ -565,8 +560,6 @@ static DbTable *table_of(Solver *s, int part, int threads)
             return NULL;
         }
     }
-    if (s->split)
-        table_stats(t);   /* (the counts above were of this rank's share) */
     return t;
 }
 
@@ -725,10 +718,8 @@ int unit_solve_split(const DbSet *solved, DbProbe *disk, Material m, int threads
             free(d);
         }
         decided += decided_now;
-        for (size_t k = 0; k < nnow; k++) {
-            now[k]->next = NULL;
-            blocks_done(&s, now[k]);
-        }
+        for (size_t k = 0; k < nnow; k++)
+            block_done(&s, now[k]);
         nnow = 0;
         if (split) {
             split->propagated += total;
@@ -750,6 +741,9 @@ int unit_solve_split(const DbSet *solved, DbProbe *disk, Material m, int threads
     for (int p = 0; p < s.nparts; p++)
         if (!(done[p] = table_of(&s, p, threads)))
             goto failed;
+    /* With a split, the counts taken in table_of were of this rank's share. */
+    for (int p = 0; split && p < s.nparts; p++)
+        table_stats(done[p]);
     if (!split)
         table_checksums(done, s.nparts);
     for (int p = 0; p < s.nparts; p++)

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../core/memory.h"
 #include "../gen/gen.h"
 #include "../gen/solve.h"
 #include "helpers.h"
@@ -240,7 +241,7 @@ static void assert_split_equals_one_process(const char *variant, int pieces, int
         }
         for (int i = 0; i < none; i++) {
             Material m = one[i]->slice.m;
-            free(one[i]->dont_care);
+            mem_release(one[i]->dont_care);
             one[i]->dont_care = NULL;
             s->t[m.um][m.uk][m.tm][m.tk] = one[i];
         }
