@@ -217,7 +217,7 @@ static void read_stored(const DbTable *t, StoredSlice *st, uint8_t **wdl2, uint8
     H5Fclose(file);
 }
 
-Test(store, stored_dont_cares_take_the_last_value_that_matters_across_packing_runs)
+Test(store, stored_dont_cares_take_the_last_value_that_matters_across_packing_runs, .fini = cleanup)
 {
     snprintf(dir, sizeof dir, "/tmp/damas-store-XXXXXX");
     cr_assert_not_null(mkdtemp(dir));
