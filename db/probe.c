@@ -51,23 +51,23 @@ typedef struct {
     struct {
         uint64_t n;
         char pad[56];
-    } hits[HIT_STRIPES];           /* a line a thread: see count_hit */
+    } hits[HIT_STRIPES + 1];       /* a line a thread, and one shared: see count_hit */
 } Cache;
 
-/* The hit stripe of this thread: threads are numbered as they first hit, and the first
- * HIT_STRIPES of them own a stripe each. */
+/* The hit stripe of this thread: threads are numbered as they first hit, the first
+ * HIT_STRIPES of them own a stripe each, and the others share the last. */
 static unsigned hit_stripe_next;
 static _Thread_local unsigned hit_stripe = UINT_MAX;
 
 /* Counts a hit. A thread that owns its stripe adds with a plain load and store: a locked add
  * costs tens of cycles and waits for the loads before it, which would undo the overlap of a
- * probe's misses. Threads beyond the first HIT_STRIPES share the stripes and add atomically. */
+ * probe's misses. The threads sharing the last stripe add atomically. */
 static void count_hit(Cache *c)
 {
     unsigned t = hit_stripe;
     if (t == UINT_MAX)
         t = hit_stripe = __atomic_fetch_add(&hit_stripe_next, 1, __ATOMIC_RELAXED);
-    uint64_t *n = &c->hits[t % HIT_STRIPES].n;
+    uint64_t *n = &c->hits[t < HIT_STRIPES ? t : HIT_STRIPES].n;
     if (t < HIT_STRIPES)
         __atomic_store_n(n, __atomic_load_n(n, __ATOMIC_RELAXED) + 1, __ATOMIC_RELAXED);
     else
@@ -325,7 +325,7 @@ int probe_pieces(const DbProbe *p)
 void probe_stats(const DbProbe *p, ProbeStats *st)
 {
     memset(st, 0, sizeof *st);
-    for (int i = 0; i < HIT_STRIPES; i++)
+    for (int i = 0; i <= HIT_STRIPES; i++)
         st->hits += __atomic_load_n(&p->cache.hits[i].n, __ATOMIC_RELAXED);
     DbProbe *q = (DbProbe *)p;   /* the lock, not the handle, changes */
     pthread_mutex_lock(&q->cache.lock);

@@ -193,6 +193,28 @@ Test(probe, all_threads_with_a_tiny_cache_answer_as_one_thread)
     fixture_free(&f);
 }
 
+/* Every chunk lookup is counted once, a hit or a miss, however many threads probe: twenty
+ * threads (more than the cache has hit stripes, so some share one) make the lookups one
+ * thread makes for the same positions. */
+Test(probe, hits_and_misses_count_every_lookup_on_any_number_of_threads)
+{
+    Fixture f;
+    fixture_build(&f, "russian", false, 4);
+    uint64_t lookups[2];
+    for (int k = 0; k < 2; k++) {
+        DbProbe *p = open_probe(f.dir, 1 << 20);
+        assert_probe_matches(&f, p, k ? 20 : 1);
+        ProbeStats st;
+        probe_stats(p, &st);
+        lookups[k] = st.hits + st.misses;
+        probe_close(p);
+    }
+    cr_assert_gt(lookups[0], 1000);
+    cr_assert_eq(lookups[1], lookups[0], "20 threads: %llu lookups counted, one thread %llu",
+                 (unsigned long long)lookups[1], (unsigned long long)lookups[0]);
+    fixture_free(&f);
+}
+
 /* Walking down, a chunk's first miss is in the last LZ4 block of its distances, so the cache
  * holds a range that does not start at the chunk's first byte; the next miss below it decodes
  * the chunk whole. */
