@@ -67,11 +67,12 @@ static void count_hit(Cache *c)
     unsigned t = hit_stripe;
     if (t == UINT_MAX)
         t = hit_stripe = __atomic_fetch_add(&hit_stripe_next, 1, __ATOMIC_RELAXED);
-    uint64_t *n = &c->hits[t < HIT_STRIPES ? t : HIT_STRIPES].n;
-    if (t < HIT_STRIPES)
+    if (t < HIT_STRIPES) {
+        uint64_t *n = &c->hits[t].n;
         __atomic_store_n(n, __atomic_load_n(n, __ATOMIC_RELAXED) + 1, __ATOMIC_RELAXED);
-    else
-        __atomic_fetch_add(n, 1, __ATOMIC_RELAXED);
+    } else {
+        __atomic_fetch_add(&c->hits[HIT_STRIPES].n, 1, __ATOMIC_RELAXED);
+    }
 }
 
 static uint8_t *data_of(Head *h)
