@@ -14,8 +14,7 @@
 typedef struct {
     Bitboard all;
     int w;               /* W: a step is -(W+1), -W, W or W+1 */
-    int fwd[2];          /* forward steps of the side to move's men */
-    int back[2];
+    int dir[4];          /* the two forward steps of the side to move's men, then the two back */
     Bitboard far_row;    /* where the side to move's men are crowned */
 } Geo;
 
@@ -27,8 +26,8 @@ INLINE Geo geo_make(int W, int side)
     int bits = W == 4 ? 35 : 54;
     int up[2] = {-(W + 1), -W}, down[2] = {W, W + 1};
     for (int i = 0; i < 2; i++) {
-        g.fwd[i] = side == WHITE ? up[i] : down[i];
-        g.back[i] = side == WHITE ? down[i] : up[i];
+        g.dir[i] = side == WHITE ? up[i] : down[i];
+        g.dir[2 + i] = side == WHITE ? down[i] : up[i];
     }
     g.far_row = side == WHITE ? (1ull << W) - 1 : ((1ull << W) - 1) << (bits - W);
     return g;
@@ -37,7 +36,7 @@ INLINE Geo geo_make(int W, int side)
 /* Direction i of 4: the two forward steps of the side to move's men, then the two back. */
 INLINE int step(const Geo *g, int i)
 {
-    return i < 2 ? g->fwd[i] : g->back[i - 2];
+    return g->dir[i];
 }
 
 INLINE Bitboard shift(const Geo *g, Bitboard b, int d)
@@ -120,8 +119,9 @@ INLINE Bitboard empty_now(const Cap *c, Bitboard taken)
     return c->r->remove_at_once ? c->empty | taken : c->empty;
 }
 
-INLINE Seq seq_take(const Cap *c, Seq s, int victim)
+INLINE Seq seq_take(const Cap *c, const Seq *from, int victim)
 {
+    Seq s = *from;
     bool king = on(c->kings, victim);
     s.taken |= 1ull << victim;
     s.nk += king;
@@ -170,31 +170,52 @@ static void record(Cap *c, int to, const Seq *s, bool promotes)
     l->moves[l->count++] = (Move){s->taken, s->order, (uint8_t)c->from, (uint8_t)to, flags};
 }
 
-/* A king at sq continues the sequence s. Records every complete sequence; returns whether
- * any capture was possible from sq. `came` is the direction of the jump that landed it here
+/* The first square a king at sq meets along direction i: the next one, or (flying) the first
+ * piece on the ray. */
+INLINE int king_sees(const Cap *c, int sq, int i, Bitboard empty)
+{
+    int d = step(&c->g, i);
+    return c->r->flying_kings ? first_stop(&c->g, sq, d, empty) : sq + d;
+}
+
+/* The directions (bit i for direction i) in which a king at sq can take a piece next, in a
+ * sequence that has taken `taken`. `came` is the direction of the jump that landed it here
  * (-1 at the start): back along it the piece just taken blocks (unless taken pieces vanish at
  * once); ahead along it (and back, when they vanish), every landing square of that jump sees
  * the same pieces, so only the first one (`ahead`) looks there — the others would find the
- * same sequences, which record() would drop as repeats. */
-static bool king_continue(Cap *c, int sq, Seq s, bool promoted, int came, bool ahead)
+ * same sequences, which record() would drop as repeats. Inline, so that the many landing
+ * squares from which a capture does not go on cost no call. */
+INLINE unsigned king_jumps(const Cap *c, int sq, Bitboard taken, int came, bool ahead)
 {
-    const bool flying = c->r->flying_kings;
-    Bitboard empty = empty_now(c, s.taken);
-    bool any = false;
+    Bitboard empty = empty_now(c, taken);
+    unsigned dirs = 0;
     for (int i = 0; i < 4; i++) {
         if (came >= 0 && (i == came || i == 3 - came) && (!ahead || (i != came && !c->r->remove_at_once)))
             continue;
-        int d = step(&c->g, i);
-        int v = flying ? first_stop(&c->g, sq, d, empty) : sq + d;
+        int v = king_sees(c, sq, i, empty);
         /* The first piece on the ray must be an enemy not yet taken: a taken one blocks. */
-        if (!on(c->them & ~s.taken, v) || !on(empty, v + d))
-            continue;
-        any = true;
+        dirs |= (unsigned)(on(c->them & ~taken, v) && on(empty, v + step(&c->g, i))) << i;
+    }
+    return dirs;
+}
+
+/* A king at sq continues the sequence s with a jump in each direction of `dirs` (king_jumps).
+ * Records every complete sequence. */
+static void king_continue(Cap *c, int sq, const Seq *s, bool promoted, unsigned dirs)
+{
+    const bool flying = c->r->flying_kings;
+    Bitboard empty = empty_now(c, s->taken);
+    for (; dirs; dirs &= dirs - 1) {
+        int i = __builtin_ctz(dirs), d = step(&c->g, i), v = king_sees(c, sq, i, empty);
         Seq next = seq_take(c, s, v);
         /* Among several landing squares, only those from which the capture goes on. */
         bool goes_on = false;
         for (int l = v + d; on(empty, l); l += d) {
-            goes_on |= king_continue(c, l, next, promoted, i, l == v + d);
+            unsigned more = king_jumps(c, l, next.taken, i, l == v + d);
+            if (more) {
+                king_continue(c, l, &next, promoted, more);
+                goes_on = true;
+            }
             if (!flying)
                 break;
         }
@@ -205,19 +226,18 @@ static bool king_continue(Cap *c, int sq, Seq s, bool promoted, int came, bool a
                     break;
             }
     }
-    return any;
 }
 
 /* A man at sq continues the sequence s; as king_continue. */
-static bool man_continue(Cap *c, int sq, Seq s)
+static bool man_continue(Cap *c, int sq, const Seq *s)
 {
-    Bitboard empty = empty_now(c, s.taken);
+    Bitboard empty = empty_now(c, s->taken);
     int ndirs = c->r->men_capture_backward ? 4 : 2;
     bool any = false;
     for (int i = 0; i < ndirs; i++) {
         int d = step(&c->g, i);
         int v = sq + d, l = sq + 2 * d;
-        if (!on(c->victims & ~s.taken, v) || !on(empty, l))
+        if (!on(c->victims & ~s->taken, v) || !on(empty, l))
             continue;
         any = true;
         Seq next = seq_take(c, s, v);
@@ -227,12 +247,15 @@ static bool man_continue(Cap *c, int sq, Seq s)
                 continue;
             }
             if (c->r->promotion == PROMOTE_CONTINUE_KING) {
-                if (!king_continue(c, l, next, true, i, true))
+                unsigned dirs = king_jumps(c, l, next.taken, i, true);
+                if (dirs)
+                    king_continue(c, l, &next, true, dirs);
+                else
                     record(c, l, &next, true);
                 continue;
             }
         }
-        if (!man_continue(c, l, next))
+        if (!man_continue(c, l, &next))
             record(c, l, &next, on(c->g.far_row, l));
     }
     return any;
@@ -305,9 +328,9 @@ INLINE void gen_captures(const Position *pos, const Rules *r, Geo g, Bitboard ca
         c.piece_first = list->count;
         c.empty |= 1ull << sq;
         if (c.start_king)
-            king_continue(&c, sq, s, false, -1, true);
+            king_continue(&c, sq, &s, false, king_jumps(&c, sq, 0, -1, true));
         else
-            man_continue(&c, sq, s);
+            man_continue(&c, sq, &s);
         c.empty &= ~(1ull << sq);
     }
 }
@@ -317,7 +340,7 @@ INLINE int count_quiet(const Position *pos, const Rules *r, Geo g)
     int us = pos->side;
     Bitboard empty = ~(pos->pieces[0] | pos->pieces[1]) & g.all;
     Bitboard men = pos->pieces[us] & ~pos->kings, kings = pos->pieces[us] & pos->kings;
-    int n = pos_count(shift(&g, men, g.fwd[0]) & empty) + pos_count(shift(&g, men, g.fwd[1]) & empty);
+    int n = pos_count(shift(&g, men, g.dir[0]) & empty) + pos_count(shift(&g, men, g.dir[1]) & empty);
     if (r->flying_kings) {
         /* A king at a time: on each ray, the empty squares before the first piece. */
         for (Bitboard k = kings; k; k &= k - 1) {
@@ -345,7 +368,7 @@ INLINE void gen_quiet(const Position *pos, const Rules *r, Geo g, MoveList *list
     Move *m = list->moves + list->count;
     Move *end = list->moves + MOVELIST_MAX;
     for (int i = 0; i < 2; i++) {
-        int d = g.fwd[i];
+        int d = g.dir[i];
         for (Bitboard t = shift(&g, men, d) & empty; t && m < end; t &= t - 1) {
             int to = __builtin_ctzll(t);
             *m++ = (Move){0, 0, (uint8_t)(to - d), (uint8_t)to, on(g.far_row, to) ? MOVE_PROMOTES : 0};
@@ -396,7 +419,7 @@ INLINE int exits(const Position *pos, const Rules *r, int W, MoveList *list)
     Bitboard men = pos->pieces[pos->side] & ~pos->kings;
     int promotions = 0;
     for (int i = 0; i < 2; i++) {
-        int d = g.fwd[i];
+        int d = g.dir[i];
         for (Bitboard t = shift(&g, men, d) & empty & g.far_row; t; t &= t - 1, promotions++) {
             int to = __builtin_ctzll(t);
             list->moves[list->count++] = (Move){0, 0, (uint8_t)(to - d), (uint8_t)to, MOVE_PROMOTES};
@@ -426,7 +449,7 @@ INLINE int unmoves(const Position *pos, const Rules *r, int W, bool legal_only, 
     list->count = 0;
     list->overflow = false;
     for (int i = 0; i < 2; i++) {
-        int d = g.fwd[i];
+        int d = g.dir[i];
         for (Bitboard from = shift(&g, men, -d) & empty; from; from &= from - 1) {
             int f = __builtin_ctzll(from);
             list->moves[list->count++] = (Move){0, 0, (uint8_t)f, (uint8_t)(f + d), 0};

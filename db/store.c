@@ -457,23 +457,85 @@ typedef struct {
 
 enum { PACK_RUN = 1 << 20 };   /* positions a run; a multiple of 4, so runs fill whole bytes */
 
+/* Whether position i's distance matters: its value does (it is no don't-care) and is a win
+ * or a loss. */
+static bool h_matters(const DbTable *t, const uint8_t *dc, uint64_t i)
+{
+    return !dc[i] && t->wdl[i] != DB_DRAW;
+}
+
+/* Branch-free where it goes over every position, so that the compiler vectorises it: the
+ * values seen and the distances' range, then the first and last that matter found by
+ * scanning in from either end. */
 static void pack_survey(const DbTable *t, const uint8_t *dc, uint64_t lo, uint64_t hi, PackRun *r)
 {
     *r = (PackRun){-1, -1, -1, -1, true, true, 0, 0, 0};
+    unsigned seen = 0, min_half = UINT16_MAX, max_half = 0;
     for (uint64_t i = lo; i < hi; i++) {
-        if (dc[i])
-            continue;
-        int w = t->wdl[i];
-        r->one_w &= r->last_w < 0 || r->last_w == w;
-        r->first_w = r->first_w < 0 ? w : r->first_w;
-        r->last_w = w;
-        if (w != DB_DRAW) {
-            int h = t->dtw[i] / 2;
-            r->one_h &= r->last_h < 0 || r->last_h == h;
-            r->first_h = r->first_h < 0 ? h : r->first_h;
-            r->last_h = h;
-            r->max_half = h > r->max_half ? h : r->max_half;
+        unsigned matters = !dc[i], w = t->wdl[i], h = t->dtw[i] / 2u;
+        bool counted = matters && w != DB_DRAW;
+        seen |= matters << w;
+        min_half = counted && h < min_half ? h : min_half;
+        max_half = counted && h > max_half ? h : max_half;
+    }
+    r->one_w = __builtin_popcount(seen) <= 1;
+    r->one_h = min_half >= max_half;   /* (also when none counted: min UINT16_MAX, max 0) */
+    r->max_half = (int)max_half;
+    for (uint64_t i = lo; i < hi; i++)
+        if (!dc[i]) {
+            r->first_w = t->wdl[i];
+            break;
         }
+    for (uint64_t i = hi; i-- > lo;)
+        if (!dc[i]) {
+            r->last_w = t->wdl[i];
+            break;
+        }
+    for (uint64_t i = lo; i < hi; i++)
+        if (h_matters(t, dc, i)) {
+            r->first_h = t->dtw[i] / 2;
+            break;
+        }
+    for (uint64_t i = hi; i-- > lo;)
+        if (h_matters(t, dc, i)) {
+            r->last_h = t->dtw[i] / 2;
+            break;
+        }
+}
+
+/* Position j into p: its value, or the one carried in *w if it is a don't-care, returned for
+ * its two bits; its half distance, or the one carried in *h, stored. Branch-free. */
+static inline unsigned pack_one(const DbTable *t, const uint8_t *dc, uint64_t j, int *w, int *h, int half_size,
+                                Packed *p)
+{
+    int matters = !dc[j], wj = t->wdl[j];
+    *w = matters ? wj : *w;
+    *h = matters && wj != DB_DRAW ? t->dtw[j] / 2 : *h;
+    if (half_size == 1)
+        ((uint8_t *)p->half)[j] = (uint8_t)*h;
+    else
+        ((uint16_t *)p->half)[j] = (uint16_t)*h;
+    return (unsigned)*w;
+}
+
+/* Fills positions lo..hi-1 (lo a multiple of 4) into p, carrying in w and h, four positions to
+ * a byte. `half_size` is a constant at each call, so that each gets its own loop. */
+static inline void pack_fill(const DbTable *t, const uint8_t *dc, uint64_t lo, uint64_t hi, int w, int h,
+                             int half_size, Packed *p)
+{
+    uint64_t i = lo;
+    for (; i + 4 <= hi; i += 4) {
+        unsigned byte = pack_one(t, dc, i, &w, &h, half_size, p);
+        byte |= pack_one(t, dc, i + 1, &w, &h, half_size, p) << 2;
+        byte |= pack_one(t, dc, i + 2, &w, &h, half_size, p) << 4;
+        byte |= pack_one(t, dc, i + 3, &w, &h, half_size, p) << 6;
+        p->wdl2[i / 4] = (uint8_t)byte;
+    }
+    if (i < hi) {
+        unsigned byte = 0;
+        for (int k = 0; i + (uint64_t)k < hi; k++)
+            byte |= pack_one(t, dc, i + (uint64_t)k, &w, &h, half_size, p) << (2 * k);
+        p->wdl2[i / 4] = (uint8_t)byte;
     }
 }
 
@@ -501,7 +563,7 @@ static int pack_values(const DbTable *t, const uint8_t *dc, Packed *p)
         last_h = r->last_h >= 0 ? r->last_h : last_h;
     }
     p->half_size = max_half > 255 ? 2 : 1;
-    p->wdl2 = mem_huge((n + 3) / 4);   /* (each run clears its bytes) */
+    p->wdl2 = mem_huge((n + 3) / 4);   /* (each run writes whole bytes) */
     p->half = mem_huge(n * (size_t)p->half_size);
     if (!p->wdl2 || !p->half) {
         free(runs);
@@ -517,21 +579,11 @@ static int pack_values(const DbTable *t, const uint8_t *dc, Packed *p)
     }
 #pragma omp parallel for schedule(dynamic, 1) if (nruns > 1)
     for (uint64_t k = 0; k < nruns; k++) {
-        int w = runs[k].start_w, h = runs[k].start_h;
         uint64_t end = (k + 1) * PACK_RUN < n ? (k + 1) * PACK_RUN : n;
-        memset(p->wdl2 + k * PACK_RUN / 4, 0, (end + 3) / 4 - k * PACK_RUN / 4);
-        for (uint64_t i = k * PACK_RUN; i < end; i++) {
-            if (!dc[i]) {
-                w = t->wdl[i];
-                if (w != DB_DRAW)
-                    h = t->dtw[i] / 2;
-            }
-            p->wdl2[i / 4] |= (uint8_t)(w << (2 * (i % 4)));
-            if (p->half_size == 1)
-                ((uint8_t *)p->half)[i] = (uint8_t)h;
-            else
-                ((uint16_t *)p->half)[i] = (uint16_t)h;
-        }
+        if (p->half_size == 1)
+            pack_fill(t, dc, k * PACK_RUN, end, runs[k].start_w, runs[k].start_h, 1, p);
+        else
+            pack_fill(t, dc, k * PACK_RUN, end, runs[k].start_w, runs[k].start_h, 2, p);
     }
     p->constant_wdl = one_w ? fill_w : -1;
     p->constant_dtw = one_h ? fill_h : -1;
