@@ -228,7 +228,8 @@ static void king_continue(Cap *c, int sq, const Seq *s, bool promoted, unsigned 
     }
 }
 
-/* A man at sq continues the sequence s; as king_continue. */
+/* A man at sq continues the sequence s: records every complete sequence; returns whether any
+ * capture was possible from sq. */
 static bool man_continue(Cap *c, int sq, const Seq *s)
 {
     Bitboard empty = empty_now(c, s->taken);
