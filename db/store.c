@@ -16,6 +16,7 @@
 #include "../core/position.h"
 #include "chunk.h"
 #include "h5lz4.h"
+#include "pack.h"
 
 enum { PATH_LEN = STORE_PATH_MAX };
 static const char manifest_name[] = "damas-db.txt";
@@ -426,171 +427,6 @@ static herr_t attr_read_string(hid_t obj, const char *name, char *buf, size_t le
     return rc;
 }
 
-/* The stored arrays of t (docs/FORMAT.md): positions whose value does not matter (dc) take
- * the value of the position before them, which makes the longest runs; win/draw/loss two bits
- * a position, distances halved (the parity follows from win or loss) and their don't-cares
- * (draws too) filled the same way. *constant_wdl / *constant_dtw get the single value when
- * there is only one (then that array need not be stored), else -1. */
-typedef struct {
-    uint8_t *wdl2;        /* (size + 3) / 4 bytes, position i at bits 2 (i % 4) */
-    void *half;           /* dtw / 2, one or two bytes each */
-    int half_size;
-    int constant_wdl, constant_dtw;
-} Packed;
-
-static void packed_free(Packed *p)
-{
-    mem_release(p->wdl2);
-    mem_release(p->half);
-}
-
-/* What pack_values needs to know of a run of positions before filling it: the first and last
- * value that matters (w) and the first and last distance that matters (h: of a win or a loss),
- * -1 where there is none; whether all of them are equal; the largest half distance; and the
- * value and distance carried into the run from the runs before it. */
-typedef struct {
-    int first_w, last_w, first_h, last_h;
-    bool one_w, one_h;
-    int max_half;
-    int start_w, start_h;
-} PackRun;
-
-enum { PACK_RUN = 1 << 20 };   /* positions a run; a multiple of 4, so runs fill whole bytes */
-
-/* Whether position i's distance matters: its value does (it is no don't-care) and is a win
- * or a loss. */
-static bool h_matters(const DbTable *t, const uint8_t *dc, uint64_t i)
-{
-    return !dc[i] && t->wdl[i] != DB_DRAW;
-}
-
-/* Branch-free where it goes over every position, so that the compiler vectorises it: the
- * values seen and the distances' range, then the first and last that matter found by
- * scanning in from either end. */
-static void pack_survey(const DbTable *t, const uint8_t *dc, uint64_t lo, uint64_t hi, PackRun *r)
-{
-    *r = (PackRun){-1, -1, -1, -1, true, true, 0, 0, 0};
-    unsigned seen = 0, min_half = UINT16_MAX, max_half = 0;
-    for (uint64_t i = lo; i < hi; i++) {
-        unsigned matters = !dc[i], w = t->wdl[i], h = t->dtw[i] / 2u;
-        bool counted = matters && w != DB_DRAW;
-        seen |= matters << w;
-        min_half = counted && h < min_half ? h : min_half;
-        max_half = counted && h > max_half ? h : max_half;
-    }
-    r->one_w = __builtin_popcount(seen) <= 1;
-    r->one_h = min_half >= max_half;   /* (also when none counted: min UINT16_MAX, max 0) */
-    r->max_half = (int)max_half;
-    for (uint64_t i = lo; i < hi; i++)
-        if (!dc[i]) {
-            r->first_w = t->wdl[i];
-            break;
-        }
-    for (uint64_t i = hi; i-- > lo;)
-        if (!dc[i]) {
-            r->last_w = t->wdl[i];
-            break;
-        }
-    for (uint64_t i = lo; i < hi; i++)
-        if (h_matters(t, dc, i)) {
-            r->first_h = t->dtw[i] / 2;
-            break;
-        }
-    for (uint64_t i = hi; i-- > lo;)
-        if (h_matters(t, dc, i)) {
-            r->last_h = t->dtw[i] / 2;
-            break;
-        }
-}
-
-/* Position j into p: its value, or the one carried in *w if it is a don't-care, returned for
- * its two bits; its half distance, or the one carried in *h, stored. Branch-free. */
-static inline unsigned pack_one(const DbTable *t, const uint8_t *dc, uint64_t j, int *w, int *h, int half_size,
-                                Packed *p)
-{
-    int matters = !dc[j], wj = t->wdl[j];
-    *w = matters ? wj : *w;
-    *h = matters && wj != DB_DRAW ? t->dtw[j] / 2 : *h;
-    if (half_size == 1)
-        ((uint8_t *)p->half)[j] = (uint8_t)*h;
-    else
-        ((uint16_t *)p->half)[j] = (uint16_t)*h;
-    return (unsigned)*w;
-}
-
-/* Fills positions lo..hi-1 (lo a multiple of 4) into p, carrying in w and h, four positions to
- * a byte. `half_size` is a constant at each call, so that each gets its own loop. */
-static inline void pack_fill(const DbTable *t, const uint8_t *dc, uint64_t lo, uint64_t hi, int w, int h,
-                             int half_size, Packed *p)
-{
-    uint64_t i = lo;
-    for (; i + 4 <= hi; i += 4) {
-        unsigned byte = pack_one(t, dc, i, &w, &h, half_size, p);
-        byte |= pack_one(t, dc, i + 1, &w, &h, half_size, p) << 2;
-        byte |= pack_one(t, dc, i + 2, &w, &h, half_size, p) << 4;
-        byte |= pack_one(t, dc, i + 3, &w, &h, half_size, p) << 6;
-        p->wdl2[i / 4] = (uint8_t)byte;
-    }
-    if (i < hi) {
-        unsigned byte = 0;
-        for (int k = 0; i + (uint64_t)k < hi; k++)
-            byte |= pack_one(t, dc, i + (uint64_t)k, &w, &h, half_size, p) << (2 * k);
-        p->wdl2[i / 4] = (uint8_t)byte;
-    }
-}
-
-static int pack_values(const DbTable *t, const uint8_t *dc, Packed *p)
-{
-    uint64_t n = t->slice.size, nruns = (n + PACK_RUN - 1) / PACK_RUN;
-    PackRun *runs = malloc((nruns ? nruns : 1) * sizeof *runs);
-    if (!runs)
-        return -1;
-    /* In parallel: each run surveyed, then (in order) the values carried into each run, then
-     * each run filled. */
-#pragma omp parallel for schedule(dynamic, 1) if (nruns > 1)
-    for (uint64_t k = 0; k < nruns; k++)
-        pack_survey(t, dc, k * PACK_RUN, (k + 1) * PACK_RUN < n ? (k + 1) * PACK_RUN : n, &runs[k]);
-    int max_half = 0, first_w = -1, first_h = -1, last_w = -1, last_h = -1;
-    bool one_w = true, one_h = true;
-    for (uint64_t k = 0; k < nruns; k++) {
-        const PackRun *r = &runs[k];
-        max_half = r->max_half > max_half ? r->max_half : max_half;
-        one_w &= r->one_w && (r->first_w < 0 || last_w < 0 || r->first_w == last_w);
-        one_h &= r->one_h && (r->first_h < 0 || last_h < 0 || r->first_h == last_h);
-        first_w = first_w < 0 ? r->first_w : first_w;
-        first_h = first_h < 0 ? r->first_h : first_h;
-        last_w = r->last_w >= 0 ? r->last_w : last_w;
-        last_h = r->last_h >= 0 ? r->last_h : last_h;
-    }
-    p->half_size = max_half > 255 ? 2 : 1;
-    p->wdl2 = mem_huge((n + 3) / 4);   /* (each run writes whole bytes) */
-    p->half = mem_huge(n * (size_t)p->half_size);
-    if (!p->wdl2 || !p->half) {
-        free(runs);
-        return -1;
-    }
-    /* Don't-cares before the first value that matters take that value. */
-    int fill_w = first_w >= 0 ? first_w : DB_LOSS, fill_h = first_h >= 0 ? first_h : 0;
-    for (uint64_t k = 0; k < nruns; k++) {
-        runs[k].start_w = fill_w;
-        runs[k].start_h = fill_h;
-        fill_w = runs[k].last_w >= 0 ? runs[k].last_w : fill_w;
-        fill_h = runs[k].last_h >= 0 ? runs[k].last_h : fill_h;
-    }
-#pragma omp parallel for schedule(dynamic, 1) if (nruns > 1)
-    for (uint64_t k = 0; k < nruns; k++) {
-        uint64_t end = (k + 1) * PACK_RUN < n ? (k + 1) * PACK_RUN : n;
-        if (p->half_size == 1)
-            pack_fill(t, dc, k * PACK_RUN, end, runs[k].start_w, runs[k].start_h, 1, p);
-        else
-            pack_fill(t, dc, k * PACK_RUN, end, runs[k].start_w, runs[k].start_h, 2, p);
-    }
-    p->constant_wdl = one_w ? fill_w : -1;
-    p->constant_dtw = one_h ? fill_h : -1;
-    free(runs);
-    return 0;
-}
-
 typedef struct {
     const Variant *v;
     uint8_t *dc;
@@ -772,12 +608,8 @@ static int stored_unpack(const StoredSlice *st, const DbSet *s, DbTable *t)
     if (rc == 0 && half && (bad = chunk_read_all(&st->dtw, half)))
         rc = (int)(bad << 1 | 1);
     if (rc == 0) {
-        for (uint64_t i = 0; i < n; i++) {
-            int w = wdl2 ? wdl2[i / 4] >> (2 * (i % 4)) & 3 : st->constant_wdl;
-            int h = !half ? st->constant_dtw : st->dtw.size == 1 ? ((uint8_t *)half)[i] : ((uint16_t *)half)[i];
-            t->wdl[i] = (uint8_t)w;
-            t->dtw[i] = (uint16_t)(w == DB_WIN ? 2 * h + 1 : w == DB_LOSS ? 2 * h : 0);
-        }
+        Packed p = {wdl2, half, st->dtw.size, st->constant_wdl, st->constant_dtw};
+        pack_expand(&p, t);
         Restore r = {s, t, false};
         slice_each(&t->slice, 0, restore_visit, &r);
         if (r.missing)
