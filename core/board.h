@@ -10,6 +10,10 @@
 
 #include "types.h"
 
+#ifdef __GFNI__
+#include <immintrin.h>
+#endif
+
 enum { BOARD_MAX_SQUARES = 50, BOARD_MAX_SIZE = 10 };
 
 /* Diagonal directions, indexes into Board.step. */
@@ -42,11 +46,18 @@ static inline Bitboard board_shift(const Board *b, Bitboard set, int d)
  * generator turns every position it looks up. */
 static inline Bitboard board_rotate(const Board *b, Bitboard set)
 {
+#ifdef __GFNI__
+    /* The bits of each byte reversed in one instruction (an affine map over GF(2)). */
+    __m128i v = _mm_gf2p8affine_epi64_epi8(_mm_cvtsi64_si128((long long)set),
+                                           _mm_set1_epi64x(0x8040201008040201ll), 0);
+    return __builtin_bswap64((Bitboard)_mm_cvtsi128_si64(v)) >> (64 - b->bits);
+#else
     Bitboard x = set;
     x = ((x >> 1) & 0x5555555555555555ull) | ((x & 0x5555555555555555ull) << 1);
     x = ((x >> 2) & 0x3333333333333333ull) | ((x & 0x3333333333333333ull) << 2);
     x = ((x >> 4) & 0x0F0F0F0F0F0F0F0Full) | ((x & 0x0F0F0F0F0F0F0F0Full) << 4);
     return __builtin_bswap64(x) >> (64 - b->bits);
+#endif
 }
 
 #endif
