@@ -199,6 +199,26 @@ uint64_t slice_rank_kings(const Slice *s, const SliceMenRank *r, const Position 
     return r->base + rank_set(gather(tk, ~r->men)) * r->radix_uk + rank_set(gather(uk, ~(r->men | tk)));
 }
 
+void slice_king_move(const Slice *s, const SliceMenRank *r, const Position *pos, int sq, SliceKingMove *k)
+{
+    const Board *b = board_get(s->size8);
+    uint64_t kings[2];
+    sides(s, pos, pos->kings, kings);
+    k->square = b->bit_square;
+    k->turn = pos->side == BLACK ? s->N - 1 : 0;
+    k->range = ~(r->men | kings[1]) & ((1ull << s->N) - 1);
+    int c = k->turn ? k->turn - b->bit_square[sq] : b->bit_square[sq];
+    k->others = gather(kings[0] & ~(1ull << c), k->range);
+    k->base = r->base + rank_set(gather(kings[1], ~r->men)) * r->radix_uk;
+}
+
+uint64_t slice_rank_king_at(const SliceKingMove *k, int sq)
+{
+    int c = k->turn ? k->turn - k->square[sq] : k->square[sq];
+    int place = __builtin_popcountll(k->range & ((1ull << c) - 1));
+    return k->base + rank_set(k->others | 1ull << place);
+}
+
 uint64_t slice_rank(const Slice *s, const Position *pos)
 {
     SliceMenRank r;

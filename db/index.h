@@ -65,6 +65,23 @@ void slice_rank_men(const Slice *s, const Position *pos, SliceMenRank *r);
 /* The index of pos, whose side to move and men are those of the position r was made from. */
 uint64_t slice_rank_kings(const Slice *s, const SliceMenRank *r, const Position *pos);
 
+/* slice_rank for positions that differ only in where one king of the side to move stands (the
+ * predecessors of a position by one king's un-moves): what the others contribute once, then
+ * each square's. */
+typedef struct {
+    uint64_t base;       /* index with every piece placed but that king */
+    uint64_t others;     /* our other kings, ranked among the squares our kings range over */
+    uint64_t range;      /* those squares (0..N-1: no man, no king of theirs) */
+    const int8_t *square; /* board bit -> square 0..N-1 */
+    int turn;            /* N - 1 if the board is turned round (Black to move), else 0 */
+} SliceKingMove;
+
+/* For pos (whose men r was made from), with a king of its side to move on board bit `sq`. */
+void slice_king_move(const Slice *s, const SliceMenRank *r, const Position *pos, int sq, SliceKingMove *k);
+
+/* The index of that position with the king on board bit `sq` instead, an empty square. */
+uint64_t slice_rank_king_at(const SliceKingMove *k, int sq);
+
 /* The position (White to move) at index i < s->size. */
 void slice_unrank(const Slice *s, uint64_t i, Position *pos);
 

@@ -256,15 +256,26 @@ typedef struct {
     bool must_capture;   /* the stored value will not matter (db_dont_care) */
 } Exits;
 
+/* The men's part of the last index located (slice_rank_men): a king's captures with several
+ * landing squares, or that take only kings, lead to positions with the same men, and so do
+ * the exits of neighbouring positions, which differ in our kings only. */
+typedef struct {
+    const DbTable *t;    /* NULL: nothing kept */
+    Bitboard men[2];     /* the men of the position ranked, by colour */
+    int side;            /* its side to move */
+    SliceMenRank rank;
+} MenRank;
+
 typedef struct {
     Exits e[BLOCK];
     Lookup *lookups;     /* up to BLOCK * MOVELIST_MAX */
     MoveList list;
+    MenRank men;
 } Block;
 
 /* Locates in the solved tables the position after an exit, or reads its value from disk if its
  * unit is not in memory; false if neither has it. */
-static bool locate(const Solver *s, const Position *after, Lookup *l)
+static bool locate(const Solver *s, const Position *after, MenRank *men, Lookup *l)
 {
     Material m = material_of(after);
     l->t = NULL;
@@ -282,7 +293,12 @@ static bool locate(const Solver *s, const Position *after, Lookup *l)
         l->dtw = v.dtw;
         return true;
     }
-    l->index = slice_rank(&l->t->slice, after);
+    Bitboard m0 = after->pieces[WHITE] & ~after->kings, m1 = after->pieces[BLACK] & ~after->kings;
+    if (men->t != l->t || men->men[WHITE] != m0 || men->men[BLACK] != m1 || men->side != after->side) {
+        slice_rank_men(&l->t->slice, after, &men->rank);
+        *men = (MenRank){l->t, {m0, m1}, after->side, men->rank};
+    }
+    l->index = slice_rank_kings(&l->t->slice, &men->rank, after);
     __builtin_prefetch(&l->t->wdl[l->index]);
     __builtin_prefetch(&l->t->dtw[l->index]);
     return true;
@@ -311,7 +327,7 @@ static void init_block(Solver *s, int part, uint64_t first, uint64_t end, Block 
             pos_after(pos, &list->moves[k], &after);
             Lookup *l = &b->lookups[nl++];
             l->owner = (int)(i - first);
-            if (!locate(s, &after, l))
+            if (!locate(s, &after, &b->men, l))
                 s->failed = true;
         }
     }
@@ -435,11 +451,21 @@ static bool predecessors(Solver *s, int part, uint32_t queued, int level, Preds 
     SliceMenRank men = {0};
     if (frame.pieces[frame.side] & frame.kings)
         slice_rank_men(&s->slice[pp], &frame, &men);
+    /* And each king's un-moves change only its square: the rest is ranked once a king. */
+    SliceKingMove km = {0};
+    int king = -1;
     for (int k = 0; k < un.count; k++) {
-        Position before;
-        movegen_unmake(&after, &un.moves[k], &before);
-        uint64_t j = (after.kings >> un.moves[k].to & 1) ? slice_rank_kings(&s->slice[pp], &men, &before)
-                                                          : slice_rank(&s->slice[pp], &before);
+        const Move *m = &un.moves[k];
+        uint64_t j;
+        if (after.kings >> m->to & 1) {
+            if (m->to != king)
+                slice_king_move(&s->slice[pp], &men, &frame, king = m->to, &km);
+            j = slice_rank_king_at(&km, m->from);
+        } else {
+            Position before;
+            movegen_unmake(&after, m, &before);
+            j = slice_rank(&s->slice[pp], &before);
+        }
         out->idx[k] = j;
         /* In a unit larger than the caches every update is a random access. */
         if (owned(s, pp, j))
@@ -628,7 +654,7 @@ int unit_solve_split(const DbSet *solved, DbProbe *disk, Material m, int threads
             if (!b || !lookups)
                 s.failed = true;
             else
-                b->lookups = lookups;
+                *b = (Block){.lookups = lookups};
 #pragma omp for schedule(dynamic, 16)
             for (uint64_t k = 0; k < blocks; k++) {
                 if (s.failed)
