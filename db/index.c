@@ -199,23 +199,26 @@ uint64_t slice_rank_kings(const Slice *s, const SliceMenRank *r, const Position 
     return r->base + rank_set(gather(tk, ~r->men)) * r->radix_uk + rank_set(gather(uk, ~(r->men | tk)));
 }
 
+/* Board bit sq as a square 0..N-1 seen from the side to move (as sides() numbers them). */
+static inline int king_square(const SliceKingMove *k, int sq)
+{
+    return k->turn ? k->turn - k->square[sq] : k->square[sq];
+}
+
 void slice_king_move(const Slice *s, const SliceMenRank *r, const Position *pos, int sq, SliceKingMove *k)
 {
-    const Board *b = board_get(s->size8);
     uint64_t kings[2];
     sides(s, pos, pos->kings, kings);
-    k->square = b->bit_square;
+    k->square = board_get(s->size8)->bit_square;
     k->turn = pos->side == BLACK ? s->N - 1 : 0;
     k->range = ~(r->men | kings[1]) & ((1ull << s->N) - 1);
-    int c = k->turn ? k->turn - b->bit_square[sq] : b->bit_square[sq];
-    k->others = gather(kings[0] & ~(1ull << c), k->range);
+    k->others = gather(kings[0] & ~(1ull << king_square(k, sq)), k->range);
     k->base = r->base + rank_set(gather(kings[1], ~r->men)) * r->radix_uk;
 }
 
 uint64_t slice_rank_king_at(const SliceKingMove *k, int sq)
 {
-    int c = k->turn ? k->turn - k->square[sq] : k->square[sq];
-    int place = __builtin_popcountll(k->range & ((1ull << c) - 1));
+    int place = __builtin_popcountll(k->range & ((1ull << king_square(k, sq)) - 1));
     return k->base + rank_set(k->others | 1ull << place);
 }
 

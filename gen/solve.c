@@ -296,7 +296,10 @@ static bool locate(const Solver *s, const Position *after, MenRank *men, Lookup 
     Bitboard m0 = after->pieces[WHITE] & ~after->kings, m1 = after->pieces[BLACK] & ~after->kings;
     if (men->t != l->t || men->men[WHITE] != m0 || men->men[BLACK] != m1 || men->side != after->side) {
         slice_rank_men(&l->t->slice, after, &men->rank);
-        *men = (MenRank){l->t, {m0, m1}, after->side, men->rank};
+        men->t = l->t;
+        men->men[WHITE] = m0;
+        men->men[BLACK] = m1;
+        men->side = after->side;
     }
     l->index = slice_rank_kings(&l->t->slice, &men->rank, after);
     __builtin_prefetch(&l->t->wdl[l->index]);
