@@ -27,7 +27,7 @@ enum { PACK_RUN = 1 << 20 };   /* positions a run; a multiple of 4, so runs fill
  * or a loss. */
 static bool h_matters(const DbTable *t, const uint8_t *dc, uint64_t i)
 {
-    return !dc[i] && t->wdl[i] != DB_DRAW;
+    return !dc[i] && table_code(t, i) != 0;
 }
 
 /* Branch-free where it goes over every position, so that the compiler vectorises it: the
@@ -38,7 +38,7 @@ static void pack_survey(const DbTable *t, const uint8_t *dc, uint64_t lo, uint64
     *r = (PackRun){-1, -1, -1, -1, true, true, 0, 0, 0};
     unsigned seen = 0, min_half = UINT16_MAX, max_half = 0;
     for (uint64_t i = lo; i < hi; i++) {
-        unsigned matters = !dc[i], w = t->wdl[i], h = t->dtw[i] / 2u;
+        unsigned c = table_code(t, i), matters = !dc[i], w = (unsigned)db_code_wdl(c), h = (unsigned)db_code_dtw(c) / 2u;
         bool counted = matters && w != DB_DRAW;
         seen |= matters << w;
         min_half = counted && h < min_half ? h : min_half;
@@ -49,22 +49,22 @@ static void pack_survey(const DbTable *t, const uint8_t *dc, uint64_t lo, uint64
     r->max_half = (int)max_half;
     for (uint64_t i = lo; i < hi; i++)
         if (!dc[i]) {
-            r->first_w = t->wdl[i];
+            r->first_w = table_wdl(t, i);
             break;
         }
     for (uint64_t i = hi; i-- > lo;)
         if (!dc[i]) {
-            r->last_w = t->wdl[i];
+            r->last_w = table_wdl(t, i);
             break;
         }
     for (uint64_t i = lo; i < hi; i++)
         if (h_matters(t, dc, i)) {
-            r->first_h = t->dtw[i] / 2;
+            r->first_h = table_dtw(t, i) / 2;
             break;
         }
     for (uint64_t i = hi; i-- > lo;)
         if (h_matters(t, dc, i)) {
-            r->last_h = t->dtw[i] / 2;
+            r->last_h = table_dtw(t, i) / 2;
             break;
         }
 }
@@ -74,9 +74,10 @@ static void pack_survey(const DbTable *t, const uint8_t *dc, uint64_t lo, uint64
 static inline unsigned pack_one(const DbTable *t, const uint8_t *dc, uint64_t j, int *w, int *h, int half_size,
                                 Packed *p)
 {
-    int matters = !dc[j], wj = t->wdl[j];
+    unsigned c = table_code(t, j);
+    int matters = !dc[j], wj = db_code_wdl(c);
     *w = matters ? wj : *w;
-    *h = matters && wj != DB_DRAW ? t->dtw[j] / 2 : *h;
+    *h = matters && c != 0 ? db_code_dtw(c) / 2 : *h;
     if (half_size == 1)
         ((uint8_t *)p->half)[j] = (uint8_t)*h;
     else
@@ -157,14 +158,30 @@ int pack_values(const DbTable *t, const uint8_t *dc, Packed *p)
     return 0;
 }
 
-void pack_expand(const Packed *p, DbTable *t)
+int pack_max_dtw(const Packed *p, uint64_t n)
+{
+    if (!p->half)
+        return 2 * p->constant_dtw + 1;
+    unsigned max = 0;
+    if (p->half_size == 1)
+        for (uint64_t i = 0; i < n; i++)
+            max = ((const uint8_t *)p->half)[i] > max ? ((const uint8_t *)p->half)[i] : max;
+    else
+        for (uint64_t i = 0; i < n; i++)
+            max = ((const uint16_t *)p->half)[i] > max ? ((const uint16_t *)p->half)[i] : max;
+    return 2 * (int)max + 1;
+}
+
+int pack_expand(const Packed *p, DbTable *t)
 {
     const uint8_t *h1 = p->half;
     const uint16_t *h2 = p->half;
+    bool bad = false;
     for (uint64_t i = 0; i < t->slice.size; i++) {
         int w = p->wdl2 ? p->wdl2[i / 4] >> (2 * (i % 4)) & 3 : p->constant_wdl;
         int h = !p->half ? p->constant_dtw : p->half_size == 1 ? h1[i] : h2[i];
-        t->wdl[i] = (uint8_t)w;
-        t->dtw[i] = (uint16_t)(w == DB_WIN ? 2 * h + 1 : w == DB_LOSS ? 2 * h : 0);
+        bad |= w > DB_WIN;
+        table_set(t, i, w, w == DB_WIN ? 2 * h + 1 : w == DB_LOSS ? 2 * h : 0);
     }
+    return bad ? -1 : 0;
 }

@@ -26,8 +26,11 @@ int pack_values(const DbTable *t, const uint8_t *dc, Packed *p);
 /* Releases p's arrays (from pack_values). */
 void packed_free(Packed *p);
 
-/* Unpacks p into t's arrays (t->wdl, t->dtw: t->slice.size each); don't-cares get the
- * filled values. */
-void pack_expand(const Packed *p, DbTable *t);
+/* The longest distance p's n positions may unpack to (filled don't-cares included). */
+int pack_max_dtw(const Packed *p, uint64_t n);
+
+/* Unpacks p into t's codes (table_alloc'ed for pack_max_dtw); don't-cares get the filled
+ * values. Returns 0, or -1 if a stored value is not win, draw or loss (damaged data). */
+int pack_expand(const Packed *p, DbTable *t);
 
 #endif

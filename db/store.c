@@ -30,50 +30,21 @@ static inline uint64_t hash_step(uint64_t h, uint64_t w)
     return h ^ h >> 32;
 }
 
-/* A little-endian word of 8 bytes at p. */
-static inline uint64_t le64(const unsigned char *p)
-{
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-    uint64_t w;
-    memcpy(&w, p, 8);
-    return w;
-#else
-    uint64_t w = 0;
-    for (int k = 0; k < 8; k++)
-        w |= (uint64_t)p[k] << (8 * k);
-    return w;
-#endif
-}
-
-/* Hashes n bytes, eight at a time as little-endian words (the tail zero-padded). */
-static uint64_t hash_bytes(uint64_t h, const unsigned char *p, uint64_t n)
-{
-    uint64_t i = 0;
-    for (; i + 8 <= n; i += 8)
-        h = hash_step(h, le64(p + i));
-    if (i < n) {
-        uint64_t w = 0;
-        for (uint64_t k = 0; i + k < n; k++)
-            w |= (uint64_t)p[i + k] << (8 * k);
-        h = hash_step(h, w);
-    }
-    return h;
-}
-
-/* The checksum of t's values: its win/draw/loss bytes, then its distances as little-endian
- * 16-bit values, four (eight bytes) a word. */
+/* The checksum of t's values: its win/draw/loss bytes, eight (one little-endian word) at a
+ * time, the tail zero-padded; then its distances as little-endian 16-bit values, four a word. */
 static uint64_t table_checksum(const DbTable *t)
 {
-    uint64_t n = t->slice.size, h = hash_bytes(0xcbf29ce484222325ull, t->wdl, n), i = 0;
-    for (; i + 4 <= n; i += 4) {
-        uint64_t w = (uint64_t)t->dtw[i] | (uint64_t)t->dtw[i + 1] << 16 | (uint64_t)t->dtw[i + 2] << 32 |
-                     (uint64_t)t->dtw[i + 3] << 48;
+    uint64_t n = t->slice.size, h = 0xcbf29ce484222325ull, i = 0;
+    for (; i < n; i += 8) {
+        uint64_t w = 0;
+        for (uint64_t k = 0; k < 8 && i + k < n; k++)
+            w |= (uint64_t)table_wdl(t, i + k) << (8 * k);
         h = hash_step(h, w);
     }
-    if (i < n) {
+    for (i = 0; i < n; i += 4) {
         uint64_t w = 0;
-        for (uint64_t k = 0; i + k < n; k++)
-            w |= (uint64_t)t->dtw[i + k] << (16 * k);
+        for (uint64_t k = 0; k < 4 && i + k < n; k++)
+            w |= (uint64_t)table_dtw(t, i + k) << (16 * k);
         h = hash_step(h, w);
     }
     return h;
@@ -97,11 +68,12 @@ void table_stats(DbTable *t)
         h = table_checksum(t);
 #pragma omp for schedule(dynamic, 1 << 16) reduction(+ : losses, draws, wins) reduction(max : max)
         for (uint64_t i = 0; i < n; i++) {
-            int w = t->wdl[i] & 3;
+            unsigned c = table_code(t, i);
+            int w = db_code_wdl(c);
             losses += w == DB_LOSS;
             draws += w == DB_DRAW;
             wins += w == DB_WIN;
-            int d = w == DB_WIN ? t->dtw[i] : 0;
+            int d = w == DB_WIN ? db_code_dtw(c) : 0;
             max = d > max ? d : max;
         }
     }
@@ -112,12 +84,20 @@ void table_stats(DbTable *t)
     t->checksum = h;
 }
 
+bool table_alloc(DbTable *t, bool wide)
+{
+    uint64_t n = t->slice.size;
+    t->code8 = wide ? NULL : mem_huge(n);
+    t->code16 = wide ? mem_huge(n * sizeof *t->code16) : NULL;
+    return t->code8 || t->code16;
+}
+
 void table_free(DbTable *t)
 {
     if (!t)
         return;
-    mem_release(t->wdl);
-    mem_release(t->dtw);
+    mem_release(t->code8);
+    mem_release(t->code16);
     mem_release(t->dont_care);
     free(t);
 }
@@ -172,9 +152,9 @@ int dbset_value(const DbSet *s, const Position *pos, uint16_t *dtw)
     const DbTable *t = dbset_get(s, m);
     if (!t)
         return -1;
-    uint64_t i = slice_rank(&t->slice, pos);
-    *dtw = t->dtw[i];
-    return t->wdl[i];
+    unsigned c = table_code(t, slice_rank(&t->slice, pos));
+    *dtw = (uint16_t)db_code_dtw(c);
+    return db_code_wdl(c);
 }
 
 DbValue db_value_after(DbValue next)
@@ -572,6 +552,7 @@ typedef struct {
     const DbSet *s;
     DbTable *t;
     bool missing;       /* a capture leads to a unit not in s */
+    bool too_long;      /* a distance does not fit t's codes of one byte */
 } Restore;
 
 /* Gives a don't-care position its true value, from its captures. */
@@ -585,35 +566,50 @@ static void restore_visit(void *ctx, uint64_t i, const Position *pos)
         __atomic_store_n(&r->missing, true, __ATOMIC_RELAXED);
         return;
     }
-    r->t->wdl[i] = (uint8_t)v.wdl;
-    r->t->dtw[i] = (uint16_t)v.dtw;
+    if (r->t->code8 && v.dtw > DB_NARROW_MAX_DTW)
+        __atomic_store_n(&r->too_long, true, __ATOMIC_RELAXED);
+    else
+        table_set(r->t, i, v.wdl, v.dtw);
 }
 
-/* Unpacks st into new arrays of t and gives the don't-care positions their true values from
- * their captures. Returns 0; -1 out of memory; -2 if a capture leads to a unit not in s; or
- * (chunk + 1) << 1 | (1 for the distances) for a damaged chunk. */
+/* Unpacks st into new codes of t and gives the don't-care positions their true values from
+ * their captures. Returns 0; -1 out of memory; -2 if a capture leads to a unit not in s; -3
+ * for a stored value that is no value; or (chunk + 1) << 1 | (1 for the distances) for a
+ * damaged chunk. */
 static int stored_unpack(const StoredSlice *st, const DbSet *s, DbTable *t)
 {
     uint64_t n = t->slice.size;
-    t->wdl = mem_huge(n);
-    t->dtw = mem_huge(n * sizeof *t->dtw);
     uint8_t *wdl2 = st->constant_wdl < 0 ? mem_huge((n + 3) / 4) : NULL;
     void *half = st->constant_dtw < 0 ? mem_huge(n * (size_t)st->dtw.size) : NULL;
     int rc = 0;
-    if (!t->wdl || !t->dtw || (st->constant_wdl < 0 && !wdl2) || (st->constant_dtw < 0 && !half))
+    if ((st->constant_wdl < 0 && !wdl2) || (st->constant_dtw < 0 && !half))
         rc = -1;
     uint64_t bad;
     if (rc == 0 && wdl2 && (bad = chunk_read_all(&st->wdl, wdl2)))
         rc = (int)(bad << 1);
     if (rc == 0 && half && (bad = chunk_read_all(&st->dtw, half)))
         rc = (int)(bad << 1 | 1);
-    if (rc == 0) {
-        Packed p = {wdl2, half, st->dtw.size, st->constant_wdl, st->constant_dtw};
-        pack_expand(&p, t);
-        Restore r = {s, t, false};
+    Packed p = {wdl2, half, st->dtw.size, st->constant_wdl, st->constant_dtw};
+    /* One byte a position unless a stored distance is too long for it; a restored one may be
+     * too, and then the table is unpacked again, two bytes a position. */
+    for (bool wide = pack_max_dtw(&p, n) > DB_NARROW_MAX_DTW; rc == 0;) {
+        if (!table_alloc(t, wide)) {
+            rc = -1;
+            break;
+        }
+        if (pack_expand(&p, t) < 0) {
+            rc = -3;
+            break;
+        }
+        Restore r = {s, t, false, false};
         slice_each(&t->slice, 0, restore_visit, &r);
         if (r.missing)
             rc = -2;
+        if (!r.too_long)
+            break;
+        mem_release(t->code8);
+        t->code8 = NULL;
+        wide = true;
     }
     mem_release(wdl2);
     mem_release(half);
@@ -657,6 +653,9 @@ static int read_slice(hid_t g, const char *path, const char *name, const DbSet *
              path, name, (rc >> 1) - 1, rc & 1 ? "distances" : "values");
     if (rc == -2)
         FAIL(DAMAS_ERR_ILLEGAL, "%s: slice %s: load the units its captures lead to first", path, name);
+    if (rc == -3)
+        FAIL(DAMAS_ERR_SYNTAX, "%s: slice %s stores a value that is not win, draw or loss (damaged file)", path,
+             name);
     table_stats(t);
     if (t->checksum != checksum)
         FAIL(DAMAS_ERR_SYNTAX, "%s: slice %s fails its checksum (damaged file)", path, name);

@@ -50,10 +50,34 @@ int db_best_move_value(const Variant *v, const Position *pos, DbSuccessorValue v
  * mandatory and it has one), so the value follows from the captures. */
 bool db_dont_care(const Variant *v, const Position *pos);
 
+/* A position's value and distance as one number, its code: 0 for a draw, else the distance
+ * + 1. A win's distance is odd and a loss's even (the winner makes the last move), so the
+ * code's parity tells them apart: odd codes are losses, even ones wins. */
+static inline unsigned db_code(int wdl, int dtw)
+{
+    return wdl == DB_DRAW ? 0u : (unsigned)dtw + 1u;
+}
+
+static inline int db_code_wdl(unsigned code)
+{
+    return code == 0 ? DB_DRAW : code & 1 ? DB_LOSS : DB_WIN;
+}
+
+static inline int db_code_dtw(unsigned code)
+{
+    return code ? (int)code - 1 : 0;
+}
+
+/* Distances a table of one byte a position holds (its codes up to 255). */
+enum { DB_NARROW_MAX_DTW = 254 };
+
 typedef struct {
     Slice slice;
-    uint8_t *wdl;          /* DB_LOSS, DB_DRAW or DB_WIN per index */
-    uint16_t *dtw;         /* plies to the end of the game with best play; 0 for draws */
+    /* The codes (db_code) per index: one byte each while every distance is at most
+     * DB_NARROW_MAX_DTW (code8), else two (code16); the other is NULL. A table looked up
+     * while solving is then one byte a position, and one cache line a lookup. */
+    uint8_t *code8;
+    uint16_t *code16;
     uint8_t *dont_care;    /* 1 per position whose side to move must capture; may be NULL */
     uint64_t wins, draws, losses;
     int max_dtw;           /* the longest win */
@@ -61,6 +85,41 @@ typedef struct {
     uint64_t bytes;        /* bytes on disk of the values, distances and their checksums */
     uint64_t bytes_wdl;    /* of which the values (win/draw/loss) and their checksums */
 } DbTable;
+
+/* Gives t (its slice set) arrays for its codes: two bytes a position if `wide`. False if
+ * memory ran out. */
+bool table_alloc(DbTable *t, bool wide);
+
+/* Where the code of position i is, for a prefetch. */
+static inline const void *table_code_at(const DbTable *t, uint64_t i)
+{
+    return t->code8 ? (const void *)&t->code8[i] : (const void *)&t->code16[i];
+}
+
+static inline unsigned table_code(const DbTable *t, uint64_t i)
+{
+    return t->code8 ? t->code8[i] : t->code16[i];
+}
+
+static inline int table_wdl(const DbTable *t, uint64_t i)
+{
+    return db_code_wdl(table_code(t, i));
+}
+
+static inline int table_dtw(const DbTable *t, uint64_t i)
+{
+    return db_code_dtw(table_code(t, i));
+}
+
+/* Sets position i's value and distance; the distance must fit (table_alloc's `wide`). */
+static inline void table_set(DbTable *t, uint64_t i, int wdl, int dtw)
+{
+    unsigned code = db_code(wdl, dtw);
+    if (t->code8)
+        t->code8[i] = (uint8_t)code;
+    else
+        t->code16[i] = (uint16_t)code;
+}
 
 /* Counts, longest win and checksum of t's values. */
 void table_stats(DbTable *t);
@@ -111,7 +170,7 @@ int store_write_unit(const char *dir, const Variant *v, DbTable *const *tables, 
 /* Loads the unit containing m (its slices) into s, checking variant, index and format
  * versions, sizes and checksums; the positions stored as don't-cares get their values from
  * their captures, so the units those lead to must be in s already (load in gen_units order).
- * Without `data`, reads only the statistics (wdl and dtw stay NULL). */
+ * Without `data`, reads only the statistics (the codes stay NULL). */
 int store_load_unit(const char *dir, Material m, bool data, DbSet *s, char *err, size_t errlen);
 
 /* Opens the unit file of m in dir read-only (*file; its path in path, STORE_PATH_MAX),

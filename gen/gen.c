@@ -63,13 +63,14 @@ uint64_t gen_unit_size(Material m, int board)
     return a.size + (material_equal(m, material_swap(m)) ? 0 : b.size);
 }
 
-/* Bytes a table kept for lookups takes (value and distance) a position. Solving a unit holds
- * a 4-byte state word a position and queues positions at 4 bytes each (at most QUEUE_SHARE of
- * the positions at once: every unit of ≤6 Brazilian stayed below 0.6), both divided among
- * the ranks of a split; then it builds each slice's finished table (value, distance and
- * don't-care flag, 4 bytes a position, whole on every rank) while the words of the slices not
- * yet built are still held. */
-enum { KEPT_BYTES = 3, WORD_BYTES = 4, QUEUE_BYTES = 4, TABLE_BYTES = 4 };
+/* Bytes a table kept for lookups takes (its codes: value and distance) a position: one while
+ * its distances fit in a byte, else two; planned at two. Solving a unit holds a 4-byte state
+ * word a position and queues positions at 4 bytes each (at most QUEUE_SHARE of the positions
+ * at once: every unit of ≤6 Brazilian stayed below 0.6), both divided among the ranks of a
+ * split; then it builds each slice's finished table (codes and don't-care flag, at most 3
+ * bytes a position, whole on every rank) while the words of the slices not yet built are
+ * still held. */
+enum { KEPT_BYTES = 2, WORD_BYTES = 4, QUEUE_BYTES = 4, TABLE_BYTES = 3 };
 #define QUEUE_SHARE 0.75
 
 /* Bytes of working state for solving unit m split over `ranks`. */
@@ -496,8 +497,8 @@ static bool verify_position(const DbSet *s, DbProbe *disk, const DbTable *t, uin
         any_draw |= w == DB_DRAW;
         all_won &= w == DB_WIN;
     }
-    int d = t->dtw[i];
-    switch (t->wdl[i]) {
+    int d = table_dtw(t, i);
+    switch (table_wdl(t, i)) {
     case DB_WIN:
         if (min_loss < 0)
             snprintf(why, len, "stored win in %d, but no move reaches a lost position", d);
@@ -521,15 +522,11 @@ static bool verify_position(const DbSet *s, DbProbe *disk, const DbTable *t, uin
             snprintf(why, len, "stored draw, but a move wins in %d", min_loss + 1);
         else if (!any_draw)
             snprintf(why, len, "stored draw, but every move loses");
-        else if (d != 0)
-            snprintf(why, len, "stored draw with distance %d", d);
         else
             return true;
         return false;
-    default:
-        snprintf(why, len, "stored value %d is not win, draw or loss", t->wdl[i]);
-        return false;
     }
+    return false;
 }
 
 typedef struct {

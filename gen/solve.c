@@ -242,10 +242,10 @@ static int part_of(const Solver *s, Material m)
 enum { BLOCK = 64 };
 
 typedef struct {
-    const DbTable *t;    /* NULL: the value is known already, in wdl and dtw */
+    const DbTable *t;    /* NULL: the value is known already, in code */
     uint64_t index;
     int owner;           /* the position of the block it is an exit of */
-    int wdl, dtw;
+    unsigned code;       /* without t: the value (db_code) */
 } Lookup;
 
 typedef struct {
@@ -279,8 +279,7 @@ static bool locate(const Solver *s, const Position *after, MenRank *men, Lookup 
 {
     Material m = material_of(after);
     l->t = NULL;
-    l->wdl = DB_LOSS;
-    l->dtw = 0;
+    l->code = db_code(DB_LOSS, 0);
     if (m.um + m.uk == 0)
         return true;
     l->t = dbset_get(s->solved, m);
@@ -289,8 +288,7 @@ static bool locate(const Solver *s, const Position *after, MenRank *men, Lookup 
         char err[256];
         if (!s->disk || probe_value(s->disk, after, &v, err, sizeof err) != DAMAS_OK)
             return false;
-        l->wdl = v.wdl;
-        l->dtw = v.dtw;
+        l->code = db_code(v.wdl, v.dtw);
         return true;
     }
     Bitboard m0 = after->pieces[WHITE] & ~after->kings, m1 = after->pieces[BLACK] & ~after->kings;
@@ -302,8 +300,7 @@ static bool locate(const Solver *s, const Position *after, MenRank *men, Lookup 
         men->side = after->side;
     }
     l->index = slice_rank_kings(&l->t->slice, &men->rank, after);
-    __builtin_prefetch(&l->t->wdl[l->index]);
-    __builtin_prefetch(&l->t->dtw[l->index]);
+    __builtin_prefetch(table_code_at(l->t, l->index));
     return true;
 }
 
@@ -337,8 +334,8 @@ static void init_block(Solver *s, int part, uint64_t first, uint64_t end, Block 
     for (int k = 0; k < nl; k++) {
         const Lookup *l = &b->lookups[k];
         Exits *e = &b->e[l->owner];
-        int w = l->t ? l->t->wdl[l->index] : l->wdl;
-        int d = l->t ? l->t->dtw[l->index] : l->dtw;
+        unsigned c = l->t ? table_code(l->t, l->index) : l->code;
+        int w = db_code_wdl(c), d = db_code_dtw(c);
         if (w == DB_LOSS && d + 1 < e->best_win)
             e->best_win = d + 1;
         else if (w == DB_WIN && d + 1 > e->max_loss)
@@ -540,18 +537,17 @@ static bool exchange_updates(Solver *s, int threads, int level)
 
 /* The solved part as a table: values, distances (undecided positions are draws), don't-care
  * flags, and the counts and longest win of the positions solved here; frees the working state.
- * With a split, every rank sends its share to all. The caller completes the statistics. */
-static DbTable *table_of(Solver *s, int part, int threads)
+ * `levels`: every distance is below it (on every rank). With a split, every rank sends its
+ * share to all. The caller completes the statistics. */
+static DbTable *table_of(Solver *s, int part, int threads, int levels)
 {
     DbTable *t = calloc(1, sizeof *t);
     if (!t)
         return NULL;
     t->slice = s->slice[part];
     uint64_t n = t->slice.size;
-    t->wdl = mem_huge(n);
-    t->dtw = mem_huge(n * sizeof *t->dtw);
     t->dont_care = mem_huge(n);
-    if (!t->wdl || !t->dtw || !t->dont_care) {
+    if (!table_alloc(t, levels - 1 > DB_NARROW_MAX_DTW) || !t->dont_care) {
         table_free(t);
         return NULL;
     }
@@ -564,8 +560,7 @@ static DbTable *table_of(Solver *s, int part, int threads)
         uint32_t w = ws[i - lo];
         int state = W_STATE(w), wdl = state == UNDECIDED ? DB_DRAW : state;
         int dtw = state == DB_WIN || state == DB_LOSS ? W_DTW(w) : 0;
-        t->wdl[i] = (uint8_t)wdl;
-        t->dtw[i] = (uint16_t)dtw;
+        table_set(t, i, wdl, dtw);
         t->dont_care[i] = (w & W_DONT_CARE) != 0;
         wins += wdl == DB_WIN;
         draws += wdl == DB_DRAW;
@@ -582,8 +577,8 @@ static DbTable *table_of(Solver *s, int part, int threads)
         uint64_t first, end;
         solve_share(n, r, s->split->ranks, &first, &end);
         void *ctx = s->split->ctx;
-        if (!s->split->broadcast(ctx, t->wdl + first, end - first, r) ||
-            !s->split->broadcast(ctx, t->dtw + first, (end - first) * sizeof *t->dtw, r) ||
+        void *codes = t->code8 ? (void *)(t->code8 + first) : (void *)(t->code16 + first);
+        if (!s->split->broadcast(ctx, codes, (end - first) * (t->code8 ? 1 : 2), r) ||
             !s->split->broadcast(ctx, t->dont_care + first, end - first, r)) {
             table_free(t);
             return NULL;
@@ -768,7 +763,7 @@ int unit_solve_split(const DbSet *solved, DbProbe *disk, Material m, int threads
     if (watch)
         watch->tick(watch->ctx, SOLVE_TABLES, levels, decided, here);
     for (int p = 0; p < s.nparts; p++)
-        if (!(done[p] = table_of(&s, p, threads)))
+        if (!(done[p] = table_of(&s, p, threads, levels)))
             goto failed;
     /* With a split, the counts taken in table_of were of this rank's share. */
     for (int p = 0; split && p < s.nparts; p++)

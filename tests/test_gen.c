@@ -36,6 +36,15 @@ static DbSet *new_set(const char *variant)
 
 static const Material kings_only[] = {{0, 1, 0, 1}, {0, 2, 0, 1}, {0, 2, 0, 2}, {0, 3, 0, 1}};
 
+/* Whether tables a and b (of one slice) hold the same values and distances, in codes of the
+ * same size. */
+static bool same_codes(const DbTable *a, const DbTable *b)
+{
+    uint64_t n = a->slice.size;
+    return a->slice.size == b->slice.size && !a->code8 == !b->code8 &&
+           (a->code8 ? memcmp(a->code8, b->code8, n) : memcmp(a->code16, b->code16, n * sizeof *a->code16)) == 0;
+}
+
 Test(gen, american_king_against_king_matches_published_counts)
 {
     DbSet *s = new_set("american");
@@ -74,7 +83,7 @@ static void assert_same_tables(const char *a, const char *b)
             Material m = side ? material_swap(kings_only[u]) : kings_only[u];
             const DbTable *p = dbset_get(x, m), *q = dbset_get(y, m);
             cr_assert_eq(p->checksum, q->checksum, "%s and %s differ on %d%d%d%d", a, b, m.um, m.uk, m.tm, m.tk);
-            cr_assert_eq(memcmp(p->wdl, q->wdl, p->slice.size), 0);
+            cr_assert(same_codes(p, q), "%s and %s differ on %d%d%d%d", a, b, m.um, m.uk, m.tm, m.tk);
         }
     dbset_free(x);
     dbset_free(y);
@@ -233,8 +242,7 @@ static void assert_split_equals_one_process(const char *variant, int pieces, int
                 const DbTable *a = one[i], *b = r[k].out[i];
                 uint64_t size = a->slice.size;
                 cr_assert(material_equal(a->slice.m, b->slice.m));
-                cr_assert_eq(memcmp(a->wdl, b->wdl, size), 0, "unit %d rank %d: values differ", u, k);
-                cr_assert_eq(memcmp(a->dtw, b->dtw, size * sizeof *a->dtw), 0, "unit %d rank %d: distances", u, k);
+                cr_assert(same_codes(a, b), "unit %d rank %d: values or distances differ", u, k);
                 cr_assert_eq(memcmp(a->dont_care, b->dont_care, size), 0, "unit %d rank %d: don't-cares", u, k);
                 table_free(r[k].out[i]);
             }
@@ -309,15 +317,15 @@ Test(gen, verifier_finds_a_wrong_value)
     cr_assert(r.ok, "%s", r.failure);
     DbTable *t = dbset_get(s, (Material){1, 1, 0, 1});
     uint64_t i = 0;
-    while (t->wdl[i] != DB_WIN)
+    while (table_wdl(t, i) != DB_WIN)
         i++;
-    t->dtw[i] += 2;
+    int d = table_dtw(t, i);
+    table_set(t, i, DB_WIN, d + 2);
     verify_set(s, 2, &r);
     /* The first failure is the corrupted position or one of its predecessors in the twin. */
     cr_assert(!r.ok);
     cr_assert(strstr(r.failure, "m1k1-m0k1") || strstr(r.failure, "m0k1-m1k1"), "%s", r.failure);
-    t->dtw[i] -= 2;
-    t->wdl[i] = DB_DRAW;
+    table_set(t, i, DB_DRAW, 0);
     verify_set(s, 2, &r);
     cr_assert(!r.ok && strstr(r.failure, "stored"), "%s", r.failure);
     dbset_free(s);
@@ -631,10 +639,10 @@ Test(gen, unit_by_unit_verifier_passes_good_files_and_finds_a_wrong_one)
     /* A win whose stored value counts (no capture to make). */
     for (;; i++) {
         slice_unrank(&t->slice, i, &pos);
-        if (t->wdl[i] == DB_WIN && !db_dont_care(&v, &pos))
+        if (table_wdl(t, i) == DB_WIN && !db_dont_care(&v, &pos))
             break;
     }
-    t->dtw[i] += 2;
+    table_set(t, i, DB_WIN, table_dtw(t, i) + 2);
     table_stats(t);
     DbTable *both[2] = {t, twin};
     cr_assert_eq(store_write_unit(dir, &v, both, twin && twin != t ? 2 : 1, err, sizeof err), DAMAS_OK, "%s", err);

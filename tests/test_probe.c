@@ -76,15 +76,15 @@ static uint64_t assert_probe_matches_order(const Fixture *f, DbProbe *p, int thr
             DbValue v = {-1, -1};   /* as printed if the probe fails */
             int wdl = -1;
             char err[512] = "";
-            bool ok = probe_value(p, &pos, &v, err, sizeof err) == DAMAS_OK && v.wdl == t->wdl[i] &&
-                      v.dtw == t->dtw[i] && probe_wdl(p, &pos, &wdl, err, sizeof err) == DAMAS_OK &&
-                      wdl == t->wdl[i];
+            bool ok = probe_value(p, &pos, &v, err, sizeof err) == DAMAS_OK && v.wdl == table_wdl(t, i) &&
+                      v.dtw == table_dtw(t, i) && probe_wdl(p, &pos, &wdl, err, sizeof err) == DAMAS_OK &&
+                      wdl == table_wdl(t, i);
             if (!ok) {
 #pragma omp critical(probe_mismatch)
                 if (i < bad) {
                     bad = i;
                     snprintf(why, sizeof why, "index %llu: probe %d/%d, memory %d/%d (%s)", (unsigned long long)i,
-                             v.wdl, v.dtw, t->wdl[i], t->dtw[i], err);
+                             v.wdl, v.dtw, table_wdl(t, i), table_dtw(t, i), err);
                 }
             }
         }
@@ -288,7 +288,7 @@ static int probe_unit_checked(const Fixture *f, const char *dir, Material m, con
                 errors++;
                 continue;
             }
-            cr_assert(v.wdl == t->wdl[i] && v.dtw == t->dtw[i], "%s: a wrong answer at index %llu", what,
+            cr_assert(v.wdl == table_wdl(t, i) && v.dtw == table_dtw(t, i), "%s: a wrong answer at index %llu", what,
                       (unsigned long long)i);
         }
     }

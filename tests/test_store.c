@@ -70,7 +70,7 @@ Test(store, unit_reads_back_with_its_statistics_after_the_units_it_needs, .init 
     cr_assert_eq(store_load_unit(dir, unit, false, stats, err, sizeof err), DAMAS_OK, "%s", err);
     DbTable *u = dbset_get(stats, unit);
     cr_assert(u->wins == t->wins && u->draws == t->draws && u->max_dtw == t->max_dtw && u->bytes == t->bytes);
-    cr_assert_null(u->wdl);
+    cr_assert(!u->code8 && !u->code16);
     dbset_free(s);
     dbset_free(stats);
     free(s);
@@ -176,20 +176,21 @@ static DbTable *synthetic_table(bool one_value, bool split)
     DbTable *t = calloc(1, sizeof *t);
     cr_assert(slice_init(&t->slice, (Material){0, 1, 0, 5}, 8));
     uint64_t n = t->slice.size, seed = 7;
-    t->wdl = malloc(n);
-    t->dtw = malloc(n * sizeof *t->dtw);
+    /* Random distances up to 1023 need codes of two bytes. */
+    cr_assert(table_alloc(t, !one_value));
     t->dont_care = malloc(n);
-    cr_assert(t->wdl && t->dtw && t->dont_care);
+    cr_assert(t->dont_care);
     for (uint64_t i = 0; i < n; i++) {
         seed = seed * 6364136223846793005ull + 1442695040888963407ull;
         uint64_t r = seed >> 33;
         bool later = split && i >= (1u << 20);
-        t->wdl[i] = one_value ? (later ? DB_LOSS : DB_WIN) : (uint8_t)(r % 3);
-        t->dtw[i] = one_value ? (later ? 6 : 7) : t->wdl[i] == DB_DRAW ? 0 : (uint16_t)(r >> 8 & 1023);
+        int w = one_value ? (later ? DB_LOSS : DB_WIN) : (int)(r % 3);
+        int h = (int)(r >> 8 & 511);   /* half the distance */
+        table_set(t, i, w, one_value ? (later ? 6 : 7) : w == DB_DRAW ? 0 : 2 * h + (w == DB_WIN));
         t->dont_care[i] = i < 3000 || ((1u << 21) - 100 <= i && i < (3u << 20) + 100) || r % 3 == 0;
         if (one_value && t->dont_care[i]) {   /* values nobody reads, all different */
-            t->wdl[i] = (uint8_t)(r % 3);
-            t->dtw[i] = (uint16_t)(r >> 8 & 511);
+            w = (int)(r % 3);
+            table_set(t, i, w, w == DB_DRAW ? 0 : 2 * (h % 100) + (w == DB_WIN));
         }
     }
     table_stats(t);
@@ -228,8 +229,8 @@ Test(store, stored_dont_cares_take_the_last_value_that_matters_across_packing_ru
     uint64_t n = t->slice.size, count[3] = {0, 0, 0};
     int max = 0;
     for (uint64_t i = 0; i < n; i++) {
-        count[t->wdl[i]]++;
-        max = t->wdl[i] == DB_WIN && t->dtw[i] > max ? t->dtw[i] : max;
+        count[table_wdl(t, i)]++;
+        max = table_wdl(t, i) == DB_WIN && table_dtw(t, i) > max ? table_dtw(t, i) : max;
     }
     cr_assert(t->losses == count[DB_LOSS] && t->draws == count[DB_DRAW] && t->wins == count[DB_WIN] &&
               t->max_dtw == max, "the statistics, counted on several threads, are the counts");
@@ -244,16 +245,16 @@ Test(store, stored_dont_cares_take_the_last_value_that_matters_across_packing_ru
     uint64_t first = 0;
     while (t->dont_care[first])
         first++;
-    int w = t->wdl[first], h = 0;
+    int w = table_wdl(t, first), h = 0;
     for (uint64_t i = 0; i < n; i++)
-        if (!t->dont_care[i] && t->wdl[i] != DB_DRAW) {
-            h = t->dtw[i] / 2;
+        if (!t->dont_care[i] && table_wdl(t, i) != DB_DRAW) {
+            h = table_dtw(t, i) / 2;
             break;
         }
     for (uint64_t i = 0; i < n; i++) {
         if (!t->dont_care[i]) {
-            w = t->wdl[i];
-            h = w != DB_DRAW ? t->dtw[i] / 2 : h;
+            w = table_wdl(t, i);
+            h = w != DB_DRAW ? table_dtw(t, i) / 2 : h;
         }
         int got_w = wdl2[i / 4] >> (2 * (i % 4)) & 3;
         int got_h = st.dtw.size == 1 ? half[i] : half[2 * i] | half[2 * i + 1] << 8;
@@ -282,4 +283,70 @@ Test(store, stored_dont_cares_take_the_last_value_that_matters_across_packing_ru
     free(wdl2);
     table_free(t);
     cleanup();
+}
+
+/* The value of a successor from the tables of set ctx (db_best_move_value's callback). */
+static int set_value(void *ctx, const Position *after, DbValue *out)
+{
+    uint16_t dtw;
+    int wdl = dbset_value(ctx, after, &dtw);
+    *out = (DbValue){wdl, dtw};
+    return wdl < 0 ? DAMAS_ERR_RANGE : DAMAS_OK;
+}
+
+/* A table of slice m with made-up values: `win`/`loss` distances for the positions without a
+ * capture (a win if `wins`), the capture positions their true values from the tables in s. */
+static DbTable *made_up_table(const DbSet *s, Material m, bool wins, int dtw, bool wide)
+{
+    DbTable *t = calloc(1, sizeof *t);
+    cr_assert(t && slice_init(&t->slice, m, 8) && table_alloc(t, wide));
+    for (uint64_t i = 0; i < t->slice.size; i++) {
+        Position pos;
+        slice_unrank(&t->slice, i, &pos);
+        DbValue v = {wins ? DB_WIN : DB_LOSS, dtw};
+        if (db_dont_care(&s->variant, &pos))
+            cr_assert_eq(db_best_move_value(&s->variant, &pos, set_value, NULL, (void *)s, false, &v), DAMAS_OK);
+        table_set(t, i, v.wdl, v.dtw);
+    }
+    table_stats(t);
+    return t;
+}
+
+Test(store, distances_beyond_a_byte_take_two_bytes_also_when_only_restored_captures_reach_them, .fini = cleanup)
+{
+    snprintf(dir, sizeof dir, "/tmp/damas-store-XXXXXX");
+    cr_assert_not_null(mkdtemp(dir));
+    Variant v = test_variant("russian", false);
+    char err[512];
+    cr_assert_eq(store_manifest(dir, &v, true, err, sizeof err), DAMAS_OK, "%s", err);
+    DbSet *made = malloc(sizeof *made), *loaded = malloc(sizeof *loaded);
+    dbset_init(made, &v);
+    dbset_init(loaded, &v);
+    /* King against king, lost in 300 plies where no capture is on: stored in two bytes. */
+    Material kk = {0, 1, 0, 1}, k2 = {0, 1, 0, 2}, twin = material_swap(k2);
+    DbTable *t = made_up_table(made, kk, false, 300, true);
+    made->t[0][1][0][1] = t;
+    cr_assert_eq(store_write_unit(dir, &v, &t, 1, err, sizeof err), DAMAS_OK, "%s", err);
+    /* A king against two: stored distances of 3 and 2 only, but a capture into the king
+     * against king positions wins in 301. */
+    DbTable *u[2] = {made_up_table(made, k2, true, 3, true), made_up_table(made, twin, false, 2, false)};
+    cr_assert_gt(u[0]->max_dtw, DB_NARROW_MAX_DTW, "a restored capture is that long");
+    cr_assert_eq(store_write_unit(dir, &v, u, 2, err, sizeof err), DAMAS_OK, "%s", err);
+    cr_assert_eq(store_load_unit(dir, kk, true, loaded, err, sizeof err), DAMAS_OK, "%s", err);
+    cr_assert_eq(store_load_unit(dir, k2, true, loaded, err, sizeof err), DAMAS_OK, "%s", err);
+    const DbTable *back[3] = {dbset_get(loaded, kk), dbset_get(loaded, k2), dbset_get(loaded, twin)};
+    const DbTable *want[3] = {t, u[0], u[1]};
+    bool wide[3] = {true, true, false};
+    for (int k = 0; k < 3; k++) {
+        cr_assert_eq(back[k]->code16 != NULL, wide[k], "table %d: %s codes", k, wide[k] ? "two-byte" : "one-byte");
+        for (uint64_t i = 0; i < want[k]->slice.size; i++)
+            cr_assert_eq(table_code(back[k], i), table_code(want[k], i), "table %d, index %llu", k,
+                         (unsigned long long)i);
+    }
+    table_free(u[0]);
+    table_free(u[1]);
+    dbset_free(made);
+    dbset_free(loaded);
+    free(made);
+    free(loaded);
 }

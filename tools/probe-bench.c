@@ -178,7 +178,7 @@ int main(int argc, char **argv)
             size_t nb = (t->slice.size + 3) / 4;
             uint8_t *packed = calloc(nb, 1);
             for (uint64_t i = 0; i < t->slice.size; i++)
-                packed[i / 4] |= (uint8_t)(t->wdl[i] << (2 * (i % 4)));
+                packed[i / 4] |= (uint8_t)(table_wdl(t, i) << (2 * (i % 4)));
             char *out = malloc((size_t)LZ4_compressBound(1 << 16));
             for (size_t o = 0; o < nb; o += 1 << 16) {
                 int len = (int)(nb - o < (1 << 16) ? nb - o : 1 << 16);

@@ -60,7 +60,7 @@ int main(int argc, char **argv)
         lo = (lo + step - 1) / step * step;
         for (uint64_t i = lo; i < hi; i += step) {
             positions++;
-            if (t->wdl[i] == DB_DRAW)
+            if (table_wdl(t, i) == DB_DRAW)
                 continue;
             Position q, after;
             slice_unrank(&t->slice, i, &q);
