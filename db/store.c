@@ -553,6 +553,7 @@ typedef struct {
     DbTable *t;
     bool missing;       /* a capture leads to a unit not in s */
     bool too_long;      /* a distance does not fit t's codes of one byte */
+    bool beyond;        /* a distance is beyond DB_MAX_DTW */
 } Restore;
 
 /* Gives a don't-care position its true value, from its captures. */
@@ -566,7 +567,9 @@ static void restore_visit(void *ctx, uint64_t i, const Position *pos)
         __atomic_store_n(&r->missing, true, __ATOMIC_RELAXED);
         return;
     }
-    if (r->t->code8 && v.dtw > DB_NARROW_MAX_DTW)
+    if (v.dtw > DB_MAX_DTW)
+        __atomic_store_n(&r->beyond, true, __ATOMIC_RELAXED);
+    else if (r->t->code8 && v.dtw > DB_NARROW_MAX_DTW)
         __atomic_store_n(&r->too_long, true, __ATOMIC_RELAXED);
     else
         table_set(r->t, i, v.wdl, v.dtw);
@@ -574,8 +577,8 @@ static void restore_visit(void *ctx, uint64_t i, const Position *pos)
 
 /* Unpacks st into new codes of t and gives the don't-care positions their true values from
  * their captures. Returns 0; -1 out of memory; -2 if a capture leads to a unit not in s; -3
- * for a stored value that is no value; or (chunk + 1) << 1 | (1 for the distances) for a
- * damaged chunk. */
+ * for a stored value that is no value or a distance beyond DB_MAX_DTW; or (chunk + 1) << 1 |
+ * (1 for the distances) for a damaged chunk. */
 static int stored_unpack(const StoredSlice *st, const DbSet *s, DbTable *t)
 {
     uint64_t n = t->slice.size;
@@ -592,7 +595,10 @@ static int stored_unpack(const StoredSlice *st, const DbSet *s, DbTable *t)
     Packed p = {wdl2, half, st->dtw.size, st->constant_wdl, st->constant_dtw};
     /* One byte a position unless a stored distance is too long for it; a restored one may be
      * too, and then the table is unpacked again, two bytes a position. */
-    for (bool wide = pack_max_dtw(&p, n) > DB_NARROW_MAX_DTW; rc == 0;) {
+    int longest = pack_max_dtw(&p, n);
+    if (rc == 0 && longest > DB_MAX_DTW)
+        rc = -3;
+    for (bool wide = longest > DB_NARROW_MAX_DTW; rc == 0;) {
         if (!table_alloc(t, wide)) {
             rc = -1;
             break;
@@ -601,10 +607,12 @@ static int stored_unpack(const StoredSlice *st, const DbSet *s, DbTable *t)
             rc = -3;
             break;
         }
-        Restore r = {s, t, false, false};
+        Restore r = {s, t, false, false, false};
         slice_each(&t->slice, 0, restore_visit, &r);
         if (r.missing)
             rc = -2;
+        else if (r.beyond)
+            rc = -3;
         if (!r.too_long)
             break;
         mem_release(t->code8);
@@ -654,8 +662,10 @@ static int read_slice(hid_t g, const char *path, const char *name, const DbSet *
     if (rc == -2)
         FAIL(DAMAS_ERR_ILLEGAL, "%s: slice %s: load the units its captures lead to first", path, name);
     if (rc == -3)
-        FAIL(DAMAS_ERR_SYNTAX, "%s: slice %s stores a value that is not win, draw or loss (damaged file)", path,
-             name);
+        FAIL(DAMAS_ERR_SYNTAX,
+             "%s: slice %s stores a value that is not win, draw or loss, or a distance beyond %d plies (damaged "
+             "file)",
+             path, name, DB_MAX_DTW);
     table_stats(t);
     if (t->checksum != checksum)
         FAIL(DAMAS_ERR_SYNTAX, "%s: slice %s fails its checksum (damaged file)", path, name);

@@ -68,8 +68,9 @@ static inline int db_code_dtw(unsigned code)
     return code ? (int)code - 1 : 0;
 }
 
-/* Distances a table of one byte a position holds (its codes up to 255). */
-enum { DB_NARROW_MAX_DTW = 254 };
+/* The longest distances a table holds in codes of one byte a position (up to 255), and in
+ * codes of two. */
+enum { DB_NARROW_MAX_DTW = 254, DB_MAX_DTW = 65534 };
 
 typedef struct {
     Slice slice;

@@ -29,7 +29,7 @@ enum { UNDECIDED = 3 };
 #define W_COUNT(w) ((int)((w)&0xff))
 #define W_MAX_LOSS(w) ((int)((w) >> 8 & 0xffff))
 #define W_SAVED (1u << 24)
-enum { MAX_COUNT = 0xff, MAX_DTW = 0xffff };
+enum { MAX_COUNT = 0xff, MAX_DTW = DB_MAX_DTW };   /* (a table's code holds the distance + 1) */
 
 #define ITEM(part, cand, index) ((uint64_t)(part) << 63 | (uint64_t)(cand) << 62 | (index))
 #define ITEM_PART(x) ((int)((x) >> 63))

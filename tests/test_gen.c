@@ -429,7 +429,7 @@ Test(gen, generator_holds_only_the_units_still_needed)
     /* From scratch, less than all tables at once: units are dropped once no later unit needs them. */
     uint64_t all = 0;
     for (int u = 0; u < n; u++)
-        all += 3 * gen_unit_size(units[u], 8);
+        all += 2 * gen_unit_size(units[u], 8);
     for (int u = 0; u < n; u++)
         on_disk[u] = false;
     gen_plan(units, n, on_disk, 8, 1, &plan);
@@ -580,7 +580,7 @@ Test(gen, low_memory_plan_holds_what_each_unit_needs)
     for (int u = 0; u < n; u++)
         on_disk[u] = u % 3 != 0;
     assert_low_memory_plan_holds_what_is_needed(7, 8, on_disk);
-    /* ≤7 on 8x8 needs far less than keeping every table (60.3 GiB), and fits in 24 GiB. */
+    /* ≤7 on 8x8 needs far less than keeping every table (46.3 GiB), and fits in 24 GiB. */
     for (int u = 0; u < n; u++)
         on_disk[u] = false;
     GenPlan usual, lean, after_usual;
@@ -588,9 +588,9 @@ Test(gen, low_memory_plan_holds_what_each_unit_needs)
     gen_plan_lean(units, n, on_disk, 8, &lean);
     cr_assert_lt(lean.peak_bytes, usual.peak_bytes / 2);
     cr_assert_lt(lean.peak_bytes, (uint64_t)23 << 30);
-    /* Its peak counts, for every top unit, the units it holds (3 bytes a position) beside its
-     * working state (a 4-byte word a position, and 4-byte queue entries for three quarters of
-     * them) -- also when planned after the usual plan, as gen does. */
+    /* Its peak counts, for every top unit, the units it holds (planned at 2 bytes a position)
+     * beside its working state (a 4-byte word a position, and 4-byte queue entries for three
+     * quarters of them) -- also when planned after the usual plan, as gen does. */
     gen_plan(units, n, on_disk, 8, 1, &after_usual);
     gen_plan_lean(units, n, on_disk, 8, &after_usual);
     cr_assert_eq(after_usual.peak_bytes, lean.peak_bytes);
@@ -598,7 +598,7 @@ Test(gen, low_memory_plan_holds_what_each_unit_needs)
         uint64_t held = 0;
         for (int d = 0; d < lean.lean_from; d++)
             if (gen_lean_holds(units, &lean, u, d))
-                held += 3 * gen_unit_size(units[d], 8);
+                held += 2 * gen_unit_size(units[d], 8);
         cr_assert_gt(held, 0);
         cr_assert_geq(lean.peak_bytes, held + 7 * gen_unit_size(units[u], 8));
     }
