@@ -294,8 +294,9 @@ static int set_value(void *ctx, const Position *after, DbValue *out)
     return wdl < 0 ? DAMAS_ERR_RANGE : DAMAS_OK;
 }
 
-/* A table of slice m with made-up values: `win`/`loss` distances for the positions without a
- * capture (a win if `wins`), the capture positions their true values from the tables in s. */
+/* A table of slice m with made-up values: a win (if `wins`, else a loss) in `dtw` plies for
+ * the positions without a capture, and for the capture positions their true values from the
+ * tables in s; codes of two bytes if `wide`. */
 static DbTable *made_up_table(const DbSet *s, Material m, bool wins, int dtw, bool wide)
 {
     DbTable *t = calloc(1, sizeof *t);
