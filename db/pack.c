@@ -38,7 +38,8 @@ static void pack_survey(const DbTable *t, const uint8_t *dc, uint64_t lo, uint64
     *r = (PackRun){-1, -1, -1, -1, true, true, 0, 0, 0};
     unsigned seen = 0, min_half = UINT16_MAX, max_half = 0;
     for (uint64_t i = lo; i < hi; i++) {
-        unsigned c = table_code(t, i), matters = !dc[i], w = (unsigned)db_code_wdl(c), h = (unsigned)db_code_dtw(c) / 2u;
+        unsigned c = table_code(t, i), matters = !dc[i];
+        unsigned w = (unsigned)db_code_wdl(c), h = (unsigned)db_code_dtw(c) / 2u;
         bool counted = matters && w != DB_DRAW;
         seen |= matters << w;
         min_half = counted && h < min_half ? h : min_half;
