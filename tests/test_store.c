@@ -20,6 +20,17 @@ static void build(void)
     cr_assert_eq(gen_run(&v, 3, dir, 2, NULL, err, sizeof err), DAMAS_OK, "%s", err);
 }
 
+/* An empty database of `variant` (its manifest only) in a fresh directory. */
+static Variant empty_db(const char *variant)
+{
+    snprintf(dir, sizeof dir, "/tmp/damas-store-XXXXXX");
+    cr_assert_not_null(mkdtemp(dir));
+    Variant v = test_variant(variant, false);
+    char err[512];
+    cr_assert_eq(store_manifest(dir, &v, true, err, sizeof err), DAMAS_OK, "%s", err);
+    return v;
+}
+
 static void cleanup(void)
 {
     char cmd[128];
@@ -220,11 +231,8 @@ static void read_stored(const DbTable *t, StoredSlice *st, uint8_t **wdl2, uint8
 
 Test(store, stored_dont_cares_take_the_last_value_that_matters_across_packing_runs, .fini = cleanup)
 {
-    snprintf(dir, sizeof dir, "/tmp/damas-store-XXXXXX");
-    cr_assert_not_null(mkdtemp(dir));
-    Variant v = test_variant("brazilian", false);
+    Variant v = empty_db("brazilian");
     char err[512];
-    cr_assert_eq(store_manifest(dir, &v, true, err, sizeof err), DAMAS_OK, "%s", err);
     DbTable *t = synthetic_table(false, false);
     uint64_t n = t->slice.size, count[3] = {0, 0, 0};
     int max = 0;
@@ -315,11 +323,8 @@ static DbTable *made_up_table(const DbSet *s, Material m, bool wins, int dtw, bo
 
 Test(store, distances_beyond_a_byte_take_two_bytes_also_when_only_restored_captures_reach_them, .fini = cleanup)
 {
-    snprintf(dir, sizeof dir, "/tmp/damas-store-XXXXXX");
-    cr_assert_not_null(mkdtemp(dir));
-    Variant v = test_variant("russian", false);
+    Variant v = empty_db("russian");
     char err[512];
-    cr_assert_eq(store_manifest(dir, &v, true, err, sizeof err), DAMAS_OK, "%s", err);
     DbSet *made = malloc(sizeof *made), *loaded = malloc(sizeof *loaded);
     dbset_init(made, &v);
     dbset_init(loaded, &v);
