@@ -139,7 +139,7 @@ bench-search: damas
 $(REL)/split-sim: $(call objects,$(REL),$(CORE_SRC) tools/split-sim.c)
 	$(CC) $(CFLAGS) $(LTO) $(PGO_USE) $^ -o $@ $(LDLIBS)
 
-# Compression of one slice in other index orders (README, "Probing and compression").
+# Compression of one slice in other index orders (docs/PERFORMANCE.md, "Probing and compression").
 $(REL)/order-sim: $(call objects,$(REL),$(CORE_SRC) tools/order-sim.c)
 	$(CC) $(CFLAGS) $(LTO) $(PGO_USE) $^ -o $@ $(LDLIBS)
 

@@ -1,5 +1,5 @@
 /* How the win/draw/loss values of one slice would compress in other index orders, and with a
- * simple predictor (docs in README, "Probing and compression").
+ * simple predictor (docs/PERFORMANCE.md, "Probing and compression").
  *
  * usage: order-sim DIR SLICE [ORDERS]
  *
