@@ -17,7 +17,7 @@
  * decodes only the block holding the distance it needs; the values' chunks in one block
  * (blocks cost compression, and the values are what must be small). The values are encoded
  * with LZ4HC level CHUNK_LZ4HC_LEVEL; the distances, four to eight times their bytes, with the
- * faster CHUNK_DTW_LZ4HC_LEVEL (2% larger, a fifth less time writing: README). */
+ * faster CHUNK_DTW_LZ4HC_LEVEL (2% larger, a fifth less time writing: docs/PERFORMANCE.md). */
 enum { CHUNK_BYTES = 1 << 16, CHUNK_DTW_BLOCK = 1 << 14, CHUNK_LZ4HC_LEVEL = 6, CHUNK_DTW_LZ4HC_LEVEL = 4 };
 
 /* Elements per chunk of a dataset of `elements` values of `size` bytes: CHUNK_BYTES' worth,
