@@ -12,13 +12,13 @@ big_pieces=${3:-6}
 damas=${DAMAS:-./damas}
 dir=${BENCH_DIR:-build/bench-db}
 [ -x "$damas" ] || { echo "error: $damas not found; run make first" >&2; exit 1; }
+mkdir -p "$dir"
 echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), $(free -g | awk '/Mem:/ {print $2}') GiB"
 printf '%-14s %6s %14s %9s %12s %10s %10s  %s\n' variant pieces positions seconds "M pos/s" "peak MiB" "disk MiB" \
   "init / propagation / tables / writing (s)"
 run() {   # variant pieces; the build's progress lines go to $dir/VARIANT-PIECES.log
   local v=$1 p=$2 out="$dir/$1-$2" log="$dir/$1-$2.log"
   rm -rf "$out"
-  mkdir -p "$dir"
   "$damas" gen --variant "$v" --pieces "$p" --out "$out" >"$log" 2>&1 ||
     { echo "error: damas gen --variant $v --pieces $p failed; see $log" >&2; exit 1; }
   local line positions secs peak phases
