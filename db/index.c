@@ -13,10 +13,10 @@ static uint64_t binom[64][64];
 static uint64_t by_k[DB_MAX_PIECES + 1][128];
 /* The 2- and 3-element sets of squares 0..63 by colex rank, their squares packed 6 bits each
  * (the highest first), so that unranking finds a set's two or three lowest squares with one
- * load instead of a binary search for each but the last. The searches are chains of dependent
- * loads, and unranking every decided position is on the propagation's critical path: these
- * tables made it 10-15% faster (docs/PERFORMANCE.md). For 8x8 only the first C(32, 3)
- * triples are read (20 KB); for 10x10 C(50, 3) (78 KB). */
+ * load instead of a binary search for each but the last. The searches are chains of
+ * dependent loads, and unranking every decided position is on the propagation's critical
+ * path: these tables made the propagation 10-15% faster (docs/PERFORMANCE.md). 8x8 reads only
+ * the first C(32, 3) triples (20 KB), 10x10 the first C(50, 3) (78 KB). */
 enum { PAIRS = 64 * 63 / 2, TRIPLES = 64 * 63 * 62 / 6 };
 static uint16_t pair_of[PAIRS];
 static uint32_t triple_of[TRIPLES];
