@@ -296,7 +296,7 @@ Test(store, stored_dont_cares_take_the_last_value_that_matters_across_packing_ru
 /* The value of a successor from the tables of set ctx (db_best_move_value's callback). */
 static int set_value(void *ctx, const Position *after, DbValue *out)
 {
-    uint16_t dtw;
+    uint16_t dtw = 0;   /* (dbset_value leaves it unset when it fails) */
     int wdl = dbset_value(ctx, after, &dtw);
     *out = (DbValue){wdl, dtw};
     return wdl < 0 ? DAMAS_ERR_RANGE : DAMAS_OK;
