@@ -147,5 +147,9 @@ $(REL)/order-sim: $(call objects,$(REL),$(CORE_SRC) tools/order-sim.c)
 $(REL)/probe-bench: $(call objects,$(REL),$(CORE_SRC) tools/probe-bench.c)
 	$(CC) $(CFLAGS) $(LTO) $(PGO_USE) $^ -o $@ $(LDLIBS)
 
+# Random memory access latency, printed by the benchmark scripts beside their figures.
+$(REL)/mem-latency: $(call objects,$(REL),core/memory.c tools/mem-latency.c)
+	$(CC) $(CFLAGS) $(LTO) $(PGO_USE) $^ -o $@ $(LDLIBS)
+
 clean:
 	rm -rf build damas

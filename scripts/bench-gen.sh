@@ -14,6 +14,9 @@ dir=${BENCH_DIR:-build/bench-db}
 [ -x "$damas" ] || { echo "error: $damas not found; run make first" >&2; exit 1; }
 mkdir -p "$dir"
 echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), $(free -g | awk '/Mem:/ {print $2}') GiB"
+# Random access latency bounds the propagation and the warm probes: it tells machines apart.
+make -s build/rel/mem-latency
+echo "memory: $(build/rel/mem-latency)"
 printf '%-14s %6s %14s %9s %12s %10s %10s  %s\n' variant pieces positions seconds "M pos/s" "peak MiB" "disk MiB" \
   "init / propagation / tables / writing (s)"
 run() {   # variant pieces; the build's progress lines go to $dir/VARIANT-PIECES.log

@@ -12,6 +12,9 @@ make -s build/rel/probe-bench
 raw=$(mktemp -d)
 trap 'rm -rf "$raw"' EXIT
 echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs)"
+# Random access latency bounds the propagation and the warm probes: it tells machines apart.
+make -s build/rel/mem-latency
+echo "memory: $(build/rel/mem-latency)"
 build/rel/probe-bench "$db" "$positions" "$raw"
 echo
 printf '%-7s %16s %14s %10s\n' pieces "raw 2-bit bytes" "xz -9 bytes" "pos/byte"
