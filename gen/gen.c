@@ -67,9 +67,9 @@ uint64_t gen_unit_size(Material m, int board)
  * its distances fit in a byte, else two; planned at two. Solving a unit holds a 4-byte state
  * word a position and queues positions at 4 bytes each (at most QUEUE_SHARE of the positions
  * at once: every unit of ≤6 Brazilian stayed below 0.6), both divided among the ranks of a
- * split; then it builds each slice's finished table (codes and don't-care flag, at most 3
- * bytes a position, whole on every rank) while the words of the slices not yet built are
- * still held. */
+ * split, plus a round of a level's positions put in order (SOLVE_ORDER_ROUND, 4 bytes each);
+ * then it builds each slice's finished table (codes and don't-care flag, at most 3 bytes a
+ * position, whole on every rank) while the words of the slices not yet built are still held. */
 enum { KEPT_BYTES = 2, WORD_BYTES = 4, QUEUE_BYTES = 4, TABLE_BYTES = 3 };
 #define QUEUE_SHARE 0.75
 
@@ -84,7 +84,8 @@ static uint64_t solving_bytes(Material m, int board, int ranks)
         n1 = b.size;
     }
     uint64_t n = n0 + n1;
-    uint64_t propagating = (uint64_t)((WORD_BYTES + QUEUE_BYTES * QUEUE_SHARE) * (double)n) / r;
+    uint64_t propagating = (uint64_t)((WORD_BYTES + QUEUE_BYTES * QUEUE_SHARE) * (double)n) / r +
+                           QUEUE_BYTES * (uint64_t)SOLVE_ORDER_ROUND;
     uint64_t first = WORD_BYTES * n / r + TABLE_BYTES * n0;
     uint64_t second = WORD_BYTES * n1 / r + TABLE_BYTES * n;
     uint64_t tables = first > second ? first : second;

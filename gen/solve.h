@@ -53,6 +53,10 @@ typedef struct {
     void *ctx;
 } SolveWatch;
 
+/* A level's queued positions are taken at most this many at a time and put in order of their
+ * index first: solving a unit holds 4 bytes each for them besides its state and queue. */
+enum { SOLVE_ORDER_ROUND = 1 << 22 };
+
 /* Solves the unit of material m. `solved` must hold every unit m's captures and promotions
  * lead to. On success out[0..*nout-1] are new tables (m first, then its twin if different),
  * owned by the caller, with their dont_care flags (free them once written). Returns DAMAS_OK, or an error (missing dependency, out of memory).
