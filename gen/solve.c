@@ -515,9 +515,11 @@ static uint32_t order_key(const QBlock *b, uint32_t queued)
 
 /* Puts the entries of blocks b[0..nb) (ORDER_ROUND at most) in order into r->v: a counting
  * sort, run by every thread of the enclosing parallel region (two passes and a prefix sum
- * between them; each thread takes the same blocks in both passes). */
-static void round_order(Round *r, QBlock *const *b, size_t nb, int threads)
+ * between them; each thread takes the same blocks in both passes). r->count holds counters
+ * for as many threads as the region has. */
+static void round_order(Round *r, QBlock *const *b, size_t nb)
 {
+    int team = omp_get_num_threads();
     uint32_t *count = r->count + (size_t)omp_get_thread_num() * ORDER_KEYS;
     memset(count, 0, ORDER_KEYS * sizeof *count);
 #pragma omp for schedule(static)
@@ -530,7 +532,7 @@ static void round_order(Round *r, QBlock *const *b, size_t nb, int threads)
         for (uint32_t key = 0; key < ORDER_KEYS; key++) {
             if (key == ORDER_KEYS / 2)
                 r->part1 = sum;
-            for (int t = 0; t < threads; t++) {
+            for (int t = 0; t < team; t++) {
                 uint32_t n = r->count[(size_t)t * ORDER_KEYS + key];
                 r->count[(size_t)t * ORDER_KEYS + key] = sum;
                 sum += n;
@@ -775,7 +777,7 @@ int unit_solve_split(const DbSet *solved, DbProbe *disk, Material m, int threads
                 n += now[last]->n;
 #pragma omp parallel num_threads(threads) reduction(+ : decided_now)
             {
-                round_order(&round, now + first, last - first, threads);
+                round_order(&round, now + first, last - first);
                 /* A ring of PIPE: the predecessors of the last PIPE - 1 positions wait while
                  * their words arrive. */
                 Preds *d = malloc(PIPE * sizeof *d);
