@@ -498,7 +498,7 @@ static void tell(Solver *s, const Preds *d, int level)
  * neighbours share their men, so their predecessors' words lie together and the translations
  * of those pages stay cached. On a machine where an access that misses the translation cache
  * costs three times one that hits it (VM 4: tools/mem-latency.c), this cut the propagation of
- * the largest 6-piece unit by about 10% (whole builds: 6-7%, within that VM's drift); on VM 2
+ * one of the two largest 6-piece units by about 10% (whole builds: 6-7%, within that VM's drift); on VM 2
  * sorting the queue made no difference (docs/PERFORMANCE.md). */
 enum { ORDER_SHIFT = 16, ORDER_KEYS = 2 << (31 - ORDER_SHIFT), ORDER_ROUND = SOLVE_ORDER_ROUND };
 
