@@ -82,9 +82,14 @@ static void gen_unit_done(void *ctx, const GenUnitReport *r)
         log->solving += r->seconds;
     }
     double elapsed = cli_now() - log->start;
-    /* Time left from the solving rate so far: units grow, so counting units misleads. */
-    double rate = log->solving > 0 ? (double)log->solved / log->solving : 0;
-    double left = rate > 0 ? (double)(r->positions_total - r->positions_done) / rate : 0;
+    /* Time left from the solving rate so far (units grow, so counting units misleads); none
+     * before a second of solving, while each small unit's fixed cost would swamp the rate. */
+    char left[32] = "?";
+    uint64_t rest = r->positions_total - r->positions_done;
+    if (rest == 0)
+        snprintf(left, sizeof left, "0 s");
+    else if (log->solving >= 1.0)
+        snprintf(left, sizeof left, "~%.0f s", (double)rest * log->solving / (double)log->solved);
     char how[160] = "on disk";
     const GenUnitTimes *t = r->times;
     if (!r->skipped && t)
@@ -93,7 +98,7 @@ static void gen_unit_done(void *ctx, const GenUnitReport *r)
                  100 * t->solve.queue_peak);
     else if (!r->skipped)
         snprintf(how, sizeof how, "%s", log->what);
-    fprintf(stderr, "%s[%3d/%3d] %-12s %12llu positions %8.2f s %7.2f M pos/s  elapsed %.0f s, left ~%.0f s  %-*s%s",
+    fprintf(stderr, "%s[%3d/%3d] %-12s %12llu positions %8.2f s %7.2f M pos/s  elapsed %.0f s, left %s  %-*s%s",
             log->tty ? "\r" : "", r->done, r->total, r->name, (unsigned long long)r->positions, r->seconds,
             r->seconds > 0.001 ? (double)r->positions / r->seconds / 1e6 : 0, elapsed, left, log->tty ? 72 : 0, how,
             log->tty && r->done < r->total ? "  " : "\n");

@@ -17,6 +17,10 @@ for v in brazilian russian spanish czech italian american international; do
 done
 check gen_optional_capture 0 "done" -- "$damas" gen --variant spanish --optional-capture --pieces 3 --out "$work/opt"
 check verify_optional_capture 0 "consistent" -- "$damas" verify --db "$work/opt"
+# Time left: no estimate from the first unit's fixed costs, nothing left after the last unit.
+out=$("$damas" gen --variant russian --pieces 3 --out "$work/eta" 2>&1)
+if grep -q '^\[  1/  9\].*left ?  solved' <<<"$out" && grep -q '^\[  9/  9\].*left 0 s  solved' <<<"$out"; then
+  ok; else fail "time left: $out"; fi
 
 # American king v king and two kings v king: the published counts.
 check info_american_kkk 0 '"name":"m0k2-m0k1","us_men":0,"us_kings":2,"them_men":0,"them_kings":1,"positions":14880,"wins":14846,"draws":34,"losses":0,' -- \
