@@ -301,6 +301,33 @@ void slice_unrank(const Slice *s, uint64_t index, Position *pos)
     pos->hash = pos_hash(pos);
 }
 
+bool slice_unrank_near(const Slice *s, uint64_t index, SliceUnrank *u, Position *pos)
+{
+    bool near = u->s == s && u->size == s->size && material_equal(u->m, s->m) && index - u->lo < u->hi - u->lo;
+    if (near) {
+        /* Only the kings' two digits change. */
+        uint64_t i = index - u->lo;
+        uint64_t q = u->magic_uk ? (uint64_t)(((unsigned __int128)i * u->magic_uk) >> 64) : i;
+        u->set[0] = unrank_set(i - q * u->radix_uk, s->m.uk);
+        u->set[1] = unrank_set(q, s->m.tk);
+    } else {
+        int block;
+        digits_of(s, index, &block, u->set);
+        const SliceBlock *blk = &s->blocks[block];
+        uint64_t kings = blk->radix[0] * blk->radix[1];
+        u->s = s;
+        u->size = s->size;
+        u->m = s->m;
+        u->lo = index - (index - blk->start) % kings;
+        u->hi = u->lo + kings;
+        u->radix_uk = blk->radix[0];
+        u->magic_uk = blk->magic[0];
+    }
+    compose(s, u->set, pos);
+    pos->hash = pos_hash(pos);
+    return near;
+}
+
 void slice_walk_start(const Slice *s, uint64_t i, SliceWalk *w)
 {
     w->index = i;

@@ -85,6 +85,21 @@ uint64_t slice_rank_king_at(const SliceKingMove *k, int sq);
 /* The position (White to move) at index i < s->size. */
 void slice_unrank(const Slice *s, uint64_t i, Position *pos);
 
+/* slice_unrank for indices taken in order, neighbours of which often share their men: an
+ * index whose men are those of the last one unranked with u reuses their digits. Zero u before
+ * the first call; it may be used with several slices. */
+typedef struct {
+    const Slice *s;      /* the slice of the last index unranked, NULL if none */
+    uint64_t size;       /* its size, and its material, so that another slice at s is told apart */
+    Material m;
+    uint64_t lo, hi;     /* the indices with that position's men */
+    uint64_t radix_uk, magic_uk; /* the block's placements of our kings, and its division magic */
+    uint64_t set[SLICE_DIGITS + 1];
+} SliceUnrank;
+
+/* As slice_unrank; true if i's men are those of the index unranked before with u. */
+bool slice_unrank_near(const Slice *s, uint64_t i, SliceUnrank *u, Position *pos);
+
 /* A walk through consecutive indices of a slice, much faster than unranking each: after
  * slice_walk_start(s, i, &w), w.pos is the position at w.index = i; each slice_walk_next moves
  * to the next index, which must be < s->size. The walk does not hash: w.pos.hash is 0. */

@@ -418,9 +418,38 @@ typedef struct {
 
 enum { PIPE = 3 };   /* positions whose predecessors are found and not yet told, plus one */
 
+/* What a thread keeps from one decided position to the next: positions taken in index order
+ * often share their men, and then so do their predecessors, by king un-moves (whose men are
+ * the position's) and by each man's un-move. */
+enum { MEN_MOVES = 32 };
+typedef struct {
+    SliceUnrank un;      /* the last position unranked */
+    SliceMenRank men;    /* the men's part of its predecessors' index, if men_ranked */
+    bool men_ranked;
+    uint64_t era;        /* counts the changes of men; from 1 */
+    struct {
+        uint64_t era;    /* the men it was ranked with */
+        int from, to;    /* the man's un-move */
+        SliceMenRank r;  /* the men's part of that predecessor's index */
+    } moved[MEN_MOVES];  /* by a hash of the un-move */
+} Near;
+
+/* The men's part of the index of predecessor `before` (in slice t), reached by man un-move m. */
+static const SliceMenRank *men_moved(Near *near, const Slice *t, const Position *before, const Move *m)
+{
+    unsigned h = (unsigned)(m->from * 11 + m->to) % MEN_MOVES;
+    if (near->moved[h].era != near->era || near->moved[h].from != m->from || near->moved[h].to != m->to) {
+        slice_rank_men(t, before, &near->moved[h].r);
+        near->moved[h].era = near->era;
+        near->moved[h].from = m->from;
+        near->moved[h].to = m->to;
+    }
+    return &near->moved[h].r;
+}
+
 /* Position `queued` of `part`, decided at `level`: its predecessors into *out, their words
  * prefetched. False if it was a candidate win already decided otherwise (then out->n is 0). */
-static bool predecessors(Solver *s, int part, uint32_t queued, int level, Preds *out)
+static bool predecessors(Solver *s, int part, uint32_t queued, int level, Near *near, Preds *out)
 {
     out->n = 0;
     uint64_t i = QUEUED_INDEX(queued);
@@ -438,7 +467,10 @@ static bool predecessors(Solver *s, int part, uint32_t queued, int level, Preds 
     }
     out->lost = W_STATE(__atomic_load_n(own, __ATOMIC_RELAXED)) == DB_LOSS;
     Position q, after;
-    slice_unrank(&s->slice[part], i, &q);
+    if (!slice_unrank_near(&s->slice[part], i, &near->un, &q)) {
+        near->men_ranked = false;
+        near->era++;
+    }
     pos_flip(&q, variant_board(s->v), &after);
     int pp = out->part = part_of(s, material_swap(s->slice[part].m));
     MoveList un;
@@ -448,9 +480,11 @@ static bool predecessors(Solver *s, int part, uint32_t queued, int level, Preds 
     /* A king's un-move keeps the men: their part of the index is ranked once. */
     Position frame = after;
     frame.side ^= 1;
-    SliceMenRank men = {0};
-    if (frame.pieces[frame.side] & frame.kings)
-        slice_rank_men(&s->slice[pp], &frame, &men);
+    if (frame.pieces[frame.side] & frame.kings && !near->men_ranked) {
+        slice_rank_men(&s->slice[pp], &frame, &near->men);
+        near->men_ranked = true;
+    }
+    const SliceMenRank *men = &near->men;
     /* And each king's un-moves change only its square: the rest is ranked once a king. */
     SliceKingMove km = {0};
     int king = -1;
@@ -459,12 +493,12 @@ static bool predecessors(Solver *s, int part, uint32_t queued, int level, Preds 
         uint64_t j;
         if (after.kings >> m->to & 1) {
             if (m->to != king)
-                slice_king_move(&s->slice[pp], &men, &frame, king = m->to, &km);
+                slice_king_move(&s->slice[pp], men, &frame, king = m->to, &km);
             j = slice_rank_king_at(&km, m->from);
         } else {
             Position before;
             movegen_unmake(&after, m, &before);
-            j = slice_rank(&s->slice[pp], &before);
+            j = slice_rank_kings(&s->slice[pp], men_moved(near, &s->slice[pp], &before, m), &before);
         }
         out->idx[k] = j;
         /* In a unit larger than the caches every update is a random access. */
@@ -499,7 +533,10 @@ static void tell(Solver *s, const Preds *d, int level)
  * of those pages stay cached. On a machine where an access that misses the translation cache
  * costs three times one that hits it (VM 4: tools/mem-latency.c), this cut the propagation of
  * one of the two largest 6-piece units by about 10% (whole builds: 6-7%, within that VM's drift); on VM 2
- * sorting the queue made no difference (docs/PERFORMANCE.md). */
+ * sorting the queue made no difference (docs/PERFORMANCE.md). Each thread then puts the chunk
+ * of a round it takes in full order of index (sort_by_index), so that the positions with the
+ * same men follow one another: their men's digits, and the men's part of their predecessors'
+ * indices, are computed once (Near) rather than a position at a time. */
 enum { ORDER_SHIFT = 16, ORDER_KEYS = 2 << (31 - ORDER_SHIFT), ORDER_ROUND = SOLVE_ORDER_ROUND };
 
 typedef struct {
@@ -543,6 +580,52 @@ static void round_order(Round *r, QBlock *const *b, size_t nb)
     for (size_t k = 0; k < nb; k++)
         for (uint32_t j = 0; j < b[k]->n; j++)
             r->v[count[order_key(b[k], b[k]->v[j])]++] = b[k]->v[j];
+}
+
+/* Sorts v[0..n) by the low ORDER_SHIFT bits of their index: a radix sort, tmp holding n
+ * entries. */
+static void sort_low_bits(uint32_t *v, size_t n, uint32_t *tmp)
+{
+    _Static_assert(ORDER_SHIFT == 16, "two passes of 8 bits");
+    if (n < 32) {
+        for (size_t k = 1; k < n; k++) {
+            uint32_t x = v[k];
+            size_t j = k;
+            for (; j > 0 && (v[j - 1] & 0xffff) > (x & 0xffff); j--)
+                v[j] = v[j - 1];
+            v[j] = x;
+        }
+        return;
+    }
+    for (int shift = 0; shift < 16; shift += 8) {
+        size_t count[256] = {0};
+        for (size_t k = 0; k < n; k++)
+            count[v[k] >> shift & 0xff]++;
+        size_t sum = 0;
+        for (int b = 0; b < 256; b++) {
+            size_t c = count[b];
+            count[b] = sum;
+            sum += c;
+        }
+        for (size_t k = 0; k < n; k++)
+            tmp[count[v[k] >> shift & 0xff]++] = v[k];
+        uint32_t *t = v;
+        v = tmp;
+        tmp = t;
+    }
+}
+
+/* Puts v[0..n) (tmp holding n entries), entries of one part in order of the high bits of their
+ * index (round_order), in order of index, so that positions with the same men come one after
+ * the other. */
+static void sort_by_index(uint32_t *v, size_t n, uint32_t *tmp)
+{
+    for (size_t a = 0, b; a < n; a = b) {
+        uint64_t high = QUEUED_INDEX(v[a]) >> ORDER_SHIFT;
+        for (b = a + 1; b < n && QUEUED_INDEX(v[b]) >> ORDER_SHIFT == high; b++)
+            ;
+        sort_low_bits(v + a, b - a, tmp);
+    }
 }
 
 /* After a level's pass with a split: the updates for other ranks' positions go to them, and
@@ -780,21 +863,28 @@ int unit_solve_split(const DbSet *solved, DbProbe *disk, Material m, int threads
                 round_order(&round, now + first, last - first);
                 /* A ring of PIPE: the predecessors of the last PIPE - 1 positions wait while
                  * their words arrive. */
+                enum { CHUNK = 4096 };
                 Preds *d = malloc(PIPE * sizeof *d);
-                if (!d)
+                uint32_t *tmp = malloc(CHUNK * sizeof *tmp);
+                Near near = {.era = 1};
+                if (!d || !tmp)
                     s.failed = true;
                 int cur = 0;
                 for (int k = 0; d && k < PIPE; k++)
                     d[k].n = 0;
-                enum { CHUNK = 4096 };
 #pragma omp for schedule(dynamic, 1)
                 for (size_t c = 0; c < (n + CHUNK - 1) / CHUNK; c++) {
                     size_t lo = c * CHUNK, hi = lo + CHUNK < n ? lo + CHUNK : n;
+                    size_t mid = round.part1 < lo ? lo : round.part1 > hi ? hi : round.part1;
+                    if (tmp) {
+                        sort_by_index(round.v + lo, mid - lo, tmp);
+                        sort_by_index(round.v + mid, hi - mid, tmp);
+                    }
                     for (size_t x = lo; d && x < hi; x++) {
                         /* Fetch the words of the positions a few ahead. */
                         if (x + 8 < hi)
                             __builtin_prefetch(word(&s, x + 8 >= round.part1, QUEUED_INDEX(round.v[x + 8])));
-                        decided_now += predecessors(&s, x >= round.part1, round.v[x], level, &d[cur]);
+                        decided_now += predecessors(&s, x >= round.part1, round.v[x], level, &near, &d[cur]);
                         cur = (cur + 1) % PIPE;
                         tell(&s, &d[cur], level);
                         d[cur].n = 0;
@@ -803,6 +893,7 @@ int unit_solve_split(const DbSet *solved, DbProbe *disk, Material m, int threads
                 for (int k = 0; d && k < PIPE; k++)
                     tell(&s, &d[k], level);
                 free(d);
+                free(tmp);
             }
         }
         decided += decided_now;

@@ -154,6 +154,57 @@ Test(index, walk_visits_the_positions_of_consecutive_indices)
         }
 }
 
+/* Unranks indices of s from `first` on in increasing order, small steps and large ones, with u
+ * (shared with other slices), checking each against slice_unrank and the men it reports shared. */
+static void check_unrank_near(const Slice *s, SliceUnrank *u, uint64_t first, int count, uint64_t *rng)
+{
+    Position before = {0};
+    bool any = false;
+    uint64_t i = first;
+    for (int k = 0; k < count && i < s->size; k++) {
+        Position near, full;
+        bool same = any;
+        bool shared = slice_unrank_near(s, i, u, &near);
+        slice_unrank(s, i, &full);
+        cr_assert(pos_equal(&near, &full), "slice %d%d%d%d: index %llu unranked near differs", s->m.um, s->m.uk,
+                  s->m.tm, s->m.tk, (unsigned long long)i);
+        Bitboard men = full.pieces[WHITE] & ~full.kings, theirs = full.pieces[BLACK] & ~full.kings;
+        bool men_equal = men == (before.pieces[WHITE] & ~before.kings) && theirs == (before.pieces[BLACK] & ~before.kings);
+        cr_assert_eq(shared, same && men_equal, "index %llu: shared men reported %d", (unsigned long long)i, shared);
+        before = full;
+        any = true;
+        *rng = *rng * 6364136223846793005ull + 1442695040888963407ull;
+        uint64_t r = *rng >> 33;
+        i += r % 8 == 0 ? r % (s->size / 50 + 1) : r % 40;
+    }
+}
+
+Test(index, unranking_in_order_reuses_the_men_and_equals_unranking)
+{
+    Material ms[512];
+    int n = all_materials(4, ms);
+    SliceUnrank u = {0};
+    uint64_t rng = 7;
+    for (int b = 8; b <= 10; b += 2)
+        for (int i = 0; i < n; i++) {
+            Slice s;
+            cr_assert(slice_init(&s, ms[i], b));
+            check_unrank_near(&s, &u, 0, 20000, &rng);
+        }
+    Material big[] = {{3, 1, 2, 1}, {2, 2, 2, 1}, {1, 1, 2, 2}, {0, 4, 0, 3}, {4, 0, 3, 0}};
+    Slice s[2];
+    for (size_t c = 0; c < sizeof big / sizeof big[0]; c++) {
+        cr_assert(slice_init(&s[0], big[c], 8));
+        cr_assert(slice_init(&s[1], material_swap(big[c]), 8));
+        /* Two slices taking turns with one u, as a solver's two parts do. */
+        for (int k = 0; k < 2 * s[0].nblocks; k++) {
+            const Slice *t = &s[k % 2];
+            uint64_t start = t->blocks[k / 2 % t->nblocks].start;
+            check_unrank_near(t, &u, start > 3 ? start - 3 : 0, 3000, &rng);
+        }
+    }
+}
+
 Test(index, material_names_round_trip)
 {
     Material m = {2, 1, 0, 3}, back;
