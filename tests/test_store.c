@@ -356,3 +356,50 @@ Test(store, distances_beyond_a_byte_take_two_bytes_also_when_only_restored_captu
     free(made);
     free(loaded);
 }
+
+/* The checksum of true values as docs/FORMAT.md defines it, from a table's codes: the
+ * win/draw/loss bytes, then the distances as little-endian 16-bit values, eight bytes a word. */
+static uint64_t format_checksum(const uint8_t *codes, uint64_t n)
+{
+    uint64_t h = 0xcbf29ce484222325ull, total = 3 * n;
+    uint8_t *bytes = calloc(total + 8, 1);
+    for (uint64_t i = 0; i < n; i++) {
+        unsigned c = codes[i], dtw = c ? c - 1 : 0;
+        bytes[i] = c == 0 ? 1 : c % 2 ? 0 : 2;
+        bytes[n + 2 * i] = (uint8_t)dtw;
+        bytes[n + 2 * i + 1] = (uint8_t)(dtw >> 8);
+    }
+    /* The two parts are padded each to a whole word. */
+    uint64_t parts[2][2] = {{0, n}, {n, 2 * n}};
+    for (int p = 0; p < 2; p++)
+        for (uint64_t at = parts[p][0]; at < parts[p][0] + parts[p][1]; at += 8) {
+            uint64_t w = 0;
+            for (int k = 0; k < 8 && at + (uint64_t)k < parts[p][0] + parts[p][1]; k++)
+                w |= (uint64_t)bytes[at + (uint64_t)k] << (8 * k);
+            h = (h ^ w) * 0x9E3779B97F4A7C15ull;
+            h ^= h >> 32;
+        }
+    free(bytes);
+    return h;
+}
+
+Test(store, table_checksum_follows_the_format_for_every_length_and_code)
+{
+    uint64_t rng = 12345;
+    uint64_t sizes[] = {1, 2, 3, 5, 7, 8, 9, 15, 16, 17, 31, 63, 64, 65, 1000, 4099};
+    for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
+        uint64_t n = sizes[k];
+        DbTable t = {0};
+        t.slice.size = n;
+        t.code8 = malloc(n);
+        for (uint64_t i = 0; i < n; i++) {
+            rng = rng * 6364136223846793005ull + 1442695040888963407ull;
+            /* Every code from 0 (a draw) to 255 (a loss in 254), draws and short ones often. */
+            unsigned r = (unsigned)(rng >> 40);
+            t.code8[i] = (uint8_t)(r % 4 == 0 ? 0 : r % 4 == 1 ? r % 8 : r % 256);
+        }
+        table_stats(&t);
+        cr_assert_eq(t.checksum, format_checksum(t.code8, n), "length %llu", (unsigned long long)n);
+        free(t.code8);
+    }
+}
