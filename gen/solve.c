@@ -424,9 +424,9 @@ enum { PIPE = 3 };   /* positions whose predecessors are found and not yet told,
 enum { MEN_MOVES = 32 };
 typedef struct {
     SliceUnrank un;      /* the last position unranked */
-    SliceMenRank men;    /* the men's part of its predecessors' index, if men_ranked */
-    bool men_ranked;
     uint64_t era;        /* counts the changes of men; from 1 */
+    uint64_t men_era;    /* the men `men` was ranked with */
+    SliceMenRank men;    /* the men's part of its predecessors' index by king un-moves */
     struct {
         uint64_t era;    /* the men it was ranked with */
         int from, to;    /* the man's un-move */
@@ -467,10 +467,8 @@ static bool predecessors(Solver *s, int part, uint32_t queued, int level, Near *
     }
     out->lost = W_STATE(__atomic_load_n(own, __ATOMIC_RELAXED)) == DB_LOSS;
     Position q, after;
-    if (!slice_unrank_near(&s->slice[part], i, &near->un, &q)) {
-        near->men_ranked = false;
+    if (!slice_unrank_near(&s->slice[part], i, &near->un, &q))
         near->era++;
-    }
     pos_flip(&q, variant_board(s->v), &after);
     int pp = out->part = part_of(s, material_swap(s->slice[part].m));
     MoveList un;
@@ -480,9 +478,9 @@ static bool predecessors(Solver *s, int part, uint32_t queued, int level, Near *
     /* A king's un-move keeps the men: their part of the index is ranked once. */
     Position frame = after;
     frame.side ^= 1;
-    if (frame.pieces[frame.side] & frame.kings && !near->men_ranked) {
+    if (frame.pieces[frame.side] & frame.kings && near->men_era != near->era) {
         slice_rank_men(&s->slice[pp], &frame, &near->men);
-        near->men_ranked = true;
+        near->men_era = near->era;
     }
     const SliceMenRank *men = &near->men;
     /* And each king's un-moves change only its square: the rest is ranked once a king. */
