@@ -1,0 +1,107 @@
+/* The working state of one unit's retrograde analysis, shared by its passes: the driver
+ * (gen/solve.c), the queue of positions to propagate (gen/queue.c), the initialisation
+ * (gen/init.c) and the propagation (gen/propagate.c). Internal to gen/. */
+#ifndef DAMAS_GEN_SOLVER_H
+#define DAMAS_GEN_SOLVER_H
+
+#include <omp.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "solve.h"
+
+/* The working state of a position, one 32-bit word, so that an update touches one cache line:
+ *   bits 30-31  DB_LOSS, DB_DRAW, DB_WIN, or UNDECIDED
+ *   bit  29     don't-care (its side to move must capture)
+ * decided:
+ *   bits 0-15   distance
+ * undecided, a summary of the moves:
+ *   bits 0-7    moves inside the unit whose successor is not yet known to win
+ *   bits 8-23   the longest loss through an exit (a capture or a promotion)
+ *   bit  24     an exit draws or wins: the position can no longer be lost */
+enum { UNDECIDED = 3 };
+#define W_STATE(w) ((int)((w) >> 30))
+#define W_DONT_CARE (1u << 29)
+#define W_DTW(w) ((int)((w)&0xffff))
+#define W_DECIDED(state, dtw, w) ((uint32_t)(state) << 30 | ((w)&W_DONT_CARE) | (uint32_t)(dtw))
+#define W_COUNT(w) ((int)((w)&0xff))
+#define W_MAX_LOSS(w) ((int)((w) >> 8 & 0xffff))
+#define W_SAVED (1u << 24)
+enum { MAX_COUNT = 0xff, MAX_DTW = DB_MAX_DTW };   /* (a table's code holds the distance + 1) */
+
+#define ITEM(part, cand, index) ((uint64_t)(part) << 63 | (uint64_t)(cand) << 62 | (index))
+#define ITEM_PART(x) ((int)((x) >> 63))
+#define ITEM_CAND(x) ((int)((x) >> 62) & 1)
+#define ITEM_INDEX(x) ((x) & ((1ull << 62) - 1))
+
+/* With a split, the updates for another rank's positions (ITEM), until the level's exchange. */
+typedef struct {
+    uint64_t *v;
+    size_t n, cap;
+} Vec;
+
+/* A queue entry: a position's index in its part (below 2^31), and whether it is a candidate
+ * win through an exit rather than a decided position. */
+#define QUEUED(cand, index) ((uint32_t)(cand) << 31 | (uint32_t)(index))
+#define QUEUED_CAND(x) ((int)((x) >> 31))
+#define QUEUED_INDEX(x) ((uint64_t)((x) & 0x7fffffffu))
+#define QUEUE_INDEX_LIMIT (1ull << 31)
+
+/* Entries in blocks, so that a list grows without copying and wastes at most one block: more
+ * than half the positions of a unit may wait in the queue at once, 4 bytes each. Blocks are
+ * carved from slabs of QSLAB (from mem_huge, released after the propagation) and reused once
+ * their level is done. */
+enum { QBLOCK = 4096, QSLAB = 128 };
+typedef struct QBlock {
+    struct QBlock *next;
+    int part;
+    uint32_t n;
+    uint32_t v[QBLOCK];
+} QBlock;
+
+/* Positions to propagate, by distance and part, as one thread found them (so that threads
+ * push without a lock, and no pass has to gather what they found): level[l][part] is a list
+ * of blocks, the one being filled first. */
+typedef struct {
+    QBlock *(*level)[2];
+    int n;
+    uint64_t pushed;     /* entries ever queued */
+    char pad[40];        /* a cache line a thread: pushes write `pushed` */
+} Queue;
+_Static_assert(sizeof(Queue) == 64, "one thread's queue fills a cache line");
+
+typedef struct {
+    const Variant *v;
+    const DbSet *solved;
+    DbProbe *disk;       /* units not in `solved` are read from disk through it; may be NULL */
+    Slice slice[2];
+    uint64_t lo[2], hi[2]; /* the positions this process owns, per part: all without a split */
+    uint32_t *w[2];      /* the working state of positions lo..hi-1, per part */
+    int nparts;
+    Queue *queues;       /* per thread */
+    int threads;
+    SolveSplit *split;   /* NULL: the whole unit is solved here */
+    Vec *out;            /* split: per thread and rank, updates for positions that rank owns */
+    omp_lock_t blocks;   /* guards the three below */
+    QBlock *spare;       /* blocks whose level is done */
+    void **slabs;
+    size_t nslabs;
+    bool failed;
+} Solver;
+
+/* A level's queued positions are taken in rounds of at most ORDER_ROUND, each put in order of
+ * the high bits of their index, part 0 first (queue_round_order; gen/propagate.c says why). */
+enum { ORDER_SHIFT = 16, ORDER_KEYS = 2 << (31 - ORDER_SHIFT), ORDER_ROUND = SOLVE_ORDER_ROUND };
+
+typedef struct {
+    uint32_t *v;          /* the round's entries, in order */
+    uint32_t *count;      /* ORDER_KEYS counters a thread */
+    size_t part1;         /* entries of part 0, which come first */
+} Round;
+
+static inline uint32_t *word(const Solver *s, int part, uint64_t i)
+{
+    return &s->w[part][i - s->lo[part]];
+}
+
+#endif
