@@ -19,8 +19,8 @@
  * A released array's extent joins its idle neighbours, and a request takes the smallest idle
  * extent that holds it, or else the free run that needs the fewest pages never written (or
  * given back): so the arena's resident size stays near the most memory in use at once. A ≤6
- * 8x8 build that kept whole arrays for requests of about their size wrote 4.9 GB of fresh
- * pages for at most 2.6 GB in use (docs/PERFORMANCE.md). The arena is one mapping advised as
+ * 8x8 build that kept whole arrays for requests of about their size wrote 4.8 GiB of fresh
+ * pages for at most 2.5 GiB in use (docs/PERFORMANCE.md). The arena is one mapping advised as
  * huge pages, so an array gets them whatever grain it starts on. */
 enum { HUGE_PAGE = 1 << 21, GRAIN = 1 << 16, MAX_EXTENTS = 8192 };
 enum { EMPTY, IDLE, USED };   /* never written or given back; written and free; in use */
