@@ -99,6 +99,7 @@ typedef struct {
     size_t part1;         /* entries of part 0, which come first */
 } Round;
 
+/* The state word of position i of `part`, one this process owns. */
 static inline uint32_t *word(const Solver *s, int part, uint64_t i)
 {
     return &s->w[part][i - s->lo[part]];
