@@ -178,33 +178,27 @@ static bool take(size_t at, size_t size)
     return true;
 }
 
-/* Gives IDLE extents back to the kernel, the highest first, until they hold at most the limit. */
+/* Bytes rounded up to whole grains. */
+static size_t grains(size_t bytes)
+{
+    return (bytes + GRAIN - 1) / GRAIN * GRAIN;
+}
+
+/* Gives IDLE extents back to the kernel, the highest first, until they hold at most the limit:
+ * the top of an extent if that is enough (the whole of it if it cannot be split). */
 static void trim(void)
 {
     for (int k = arena.n - 1; k >= 0 && arena.idle > arena.limit; k--) {
-        Extent *x = &arena.e[k];
-        if (x->state != IDLE)
+        if (arena.e[k].state != IDLE)
             continue;
-        size_t over = arena.idle - arena.limit, drop = over / GRAIN * GRAIN < over ? (over / GRAIN + 1) * GRAIN : over;
-        if (drop > x->size)
-            drop = x->size;
-        size_t at = x->start + x->size - drop;
-        madvise(arena.base + at, drop, MADV_DONTNEED);
-        arena.idle -= drop;
-        if (drop < x->size) {
-            if (!split_at(k, at)) {   /* (no room to split: give it back whole) */
-                madvise(arena.base + x->start, x->size - drop, MADV_DONTNEED);
-                arena.idle -= x->size - drop;
-                x->state = EMPTY;
-                join_around(k);
-                continue;
-            }
-            arena.e[k + 1].state = EMPTY;
-            join_around(k + 1);
-        } else {
-            x->state = EMPTY;
-            join_around(k);
-        }
+        size_t drop = grains(arena.idle - arena.limit), end = arena.e[k].start + arena.e[k].size;
+        if (drop < arena.e[k].size && split_at(k, end - drop))
+            k++;
+        Extent *x = &arena.e[k];
+        madvise(arena.base + x->start, x->size, MADV_DONTNEED);
+        arena.idle -= x->size;
+        x->state = EMPTY;
+        join_around(k);
     }
 }
 
@@ -213,7 +207,7 @@ void *mem_huge(size_t bytes)
     bytes = bytes ? bytes : 1;
     pthread_mutex_lock(&arena.lock);
     if (arena.limit > 0 && reserve()) {
-        size_t size = (bytes + GRAIN - 1) / GRAIN * GRAIN, at = place(size);
+        size_t size = grains(bytes), at = place(size);
         if (at != (size_t)-1 && take(at, size)) {
             pthread_mutex_unlock(&arena.lock);
             return arena.base + at;
