@@ -10,12 +10,14 @@
 #define ALL10 (((1ull << 54) - 1) & ~((1ull << 10) | (1ull << 21) | (1ull << 32) | (1ull << 43)))
 
 /* Geometry and side-dependent sets for one generation call. W is a compile-time constant
- * in each specialisation (4 for 8x8, 5 for 10x10). */
+ * in each specialisation (4 for 8x8, 5 for 10x10). Scalars only, no array: the compiler keeps
+ * them in registers, where a copy of an array in the struct went through the stack (a wide
+ * load of narrow stores, which waits for them). */
 typedef struct {
     Bitboard all;
-    int w;               /* W: a step is -(W+1), -W, W or W+1 */
-    int dir[4];          /* the two forward steps of the side to move's men, then the two back */
     Bitboard far_row;    /* where the side to move's men are crowned */
+    int w;               /* W: a step is -(W+1), -W, W or W+1 */
+    bool white;          /* White to move: its men step towards square 0 */
 } Geo;
 
 INLINE Geo geo_make(int W, int side)
@@ -23,20 +25,18 @@ INLINE Geo geo_make(int W, int side)
     Geo g;
     g.all = W == 4 ? ALL8 : ALL10;
     g.w = W;
+    g.white = side == WHITE;
     int bits = W == 4 ? 35 : 54;
-    int up[2] = {-(W + 1), -W}, down[2] = {W, W + 1};
-    for (int i = 0; i < 2; i++) {
-        g.dir[i] = side == WHITE ? up[i] : down[i];
-        g.dir[2 + i] = side == WHITE ? down[i] : up[i];
-    }
     g.far_row = side == WHITE ? (1ull << W) - 1 : ((1ull << W) - 1) << (bits - W);
     return g;
 }
 
-/* Direction i of 4: the two forward steps of the side to move's men, then the two back. */
+/* Direction i of 4: the two forward steps of the side to move's men (-(W+1) and -W for
+ * White, W and W+1 for Black), then the two back. */
 INLINE int step(const Geo *g, int i)
 {
-    return g->dir[i];
+    bool towards_0 = g->white == (i < 2);
+    return towards_0 ? (i & 1) - (g->w + 1) : g->w + (i & 1);
 }
 
 INLINE Bitboard shift(const Geo *g, Bitboard b, int d)
@@ -341,7 +341,7 @@ INLINE int count_quiet(const Position *pos, const Rules *r, Geo g)
     int us = pos->side;
     Bitboard empty = ~(pos->pieces[0] | pos->pieces[1]) & g.all;
     Bitboard men = pos->pieces[us] & ~pos->kings, kings = pos->pieces[us] & pos->kings;
-    int n = pos_count(shift(&g, men, g.dir[0]) & empty) + pos_count(shift(&g, men, g.dir[1]) & empty);
+    int n = pos_count(shift(&g, men, step(&g, 0)) & empty) + pos_count(shift(&g, men, step(&g, 1)) & empty);
     if (r->flying_kings) {
         /* A king at a time: on each ray, the empty squares before the first piece. */
         for (Bitboard k = kings; k; k &= k - 1) {
@@ -369,7 +369,7 @@ INLINE void gen_quiet(const Position *pos, const Rules *r, Geo g, MoveList *list
     Move *m = list->moves + list->count;
     Move *end = list->moves + MOVELIST_MAX;
     for (int i = 0; i < 2; i++) {
-        int d = g.dir[i];
+        int d = step(&g, i);
         for (Bitboard t = shift(&g, men, d) & empty; t && m < end; t &= t - 1) {
             int to = __builtin_ctzll(t);
             *m++ = (Move){0, 0, (uint8_t)(to - d), (uint8_t)to, on(g.far_row, to) ? MOVE_PROMOTES : 0};
@@ -420,7 +420,7 @@ INLINE int exits(const Position *pos, const Rules *r, int W, MoveList *list)
     Bitboard men = pos->pieces[pos->side] & ~pos->kings;
     int promotions = 0;
     for (int i = 0; i < 2; i++) {
-        int d = g.dir[i];
+        int d = step(&g, i);
         for (Bitboard t = shift(&g, men, d) & empty & g.far_row; t; t &= t - 1, promotions++) {
             int to = __builtin_ctzll(t);
             list->moves[list->count++] = (Move){0, 0, (uint8_t)(to - d), (uint8_t)to, MOVE_PROMOTES};
@@ -450,7 +450,7 @@ INLINE int unmoves(const Position *pos, const Rules *r, int W, bool legal_only, 
     list->count = 0;
     list->overflow = false;
     for (int i = 0; i < 2; i++) {
-        int d = g.dir[i];
+        int d = step(&g, i);
         for (Bitboard from = shift(&g, men, -d) & empty; from; from &= from - 1) {
             int f = __builtin_ctzll(from);
             list->moves[list->count++] = (Move){0, 0, (uint8_t)f, (uint8_t)(f + d), 0};
