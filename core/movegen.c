@@ -1,5 +1,7 @@
 #include "movegen.h"
 
+#include <stdlib.h>
+
 #include "board.h"
 #include "variant.h"
 
@@ -103,6 +105,8 @@ typedef struct {
     int first;           /* index of the first capture in list */
     int piece_first;     /* index of the first capture by the piece at `from` */
     uint64_t best;       /* capture-law key of the moves kept so far */
+    bool track;          /* add to `seen` the squares a flying king's jumps depend on */
+    Bitboard seen;
 } Cap;
 
 /* State of a sequence in progress. */
@@ -170,6 +174,19 @@ static void record(Cap *c, int to, const Seq *s, bool promotes)
     l->moves[l->count++] = (Move){s->taken, s->order, (uint8_t)c->from, (uint8_t)to, flags};
 }
 
+/* Adds to c->seen the squares of the ray from sq along step d up to square v (a piece, or 64
+ * when the ray is empty) and the one beyond it: the squares a flying king's look along the
+ * ray and the test behind the piece depend on. Only jumps found are added: a piece of the
+ * side to move put on a square where no jump was found cannot make one (it only blocks). */
+static void see_ray(Cap *c, int sq, int d, int v)
+{
+    Bitboard ray = rays[c->g.w - 4][sq][d < 0 ? (d == -c->g.w ? 1 : 0) : (d == c->g.w ? 2 : 3)];
+    int end = v == 64 ? -1 : v + d;
+    if (end >= 0 && end < 63)
+        ray &= d > 0 ? (2ull << end) - 1 : ~((1ull << end) - 1);
+    c->seen |= ray;
+}
+
 /* The first square a king at sq meets along direction i: the next one, or (flying) the first
  * piece on the ray. */
 INLINE int king_sees(const Cap *c, int sq, int i, Bitboard empty)
@@ -185,7 +202,7 @@ INLINE int king_sees(const Cap *c, int sq, int i, Bitboard empty)
  * the same pieces, so only the first one (`ahead`) looks there — the others would find the
  * same sequences, which record() would drop as repeats. Inline, so that the many landing
  * squares from which a capture does not go on cost no call. */
-INLINE unsigned king_jumps(const Cap *c, int sq, Bitboard taken, int came, bool ahead)
+INLINE unsigned king_jumps(Cap *c, int sq, Bitboard taken, int came, bool ahead)
 {
     Bitboard empty = empty_now(c, taken);
     unsigned dirs = 0;
@@ -194,7 +211,10 @@ INLINE unsigned king_jumps(const Cap *c, int sq, Bitboard taken, int came, bool 
             continue;
         int v = king_sees(c, sq, i, empty);
         /* The first piece on the ray must be an enemy not yet taken: a taken one blocks. */
-        dirs |= (unsigned)(on(c->them & ~taken, v) && on(empty, v + step(&c->g, i))) << i;
+        bool takes = on(c->them & ~taken, v) && on(empty, v + step(&c->g, i));
+        dirs |= (unsigned)takes << i;
+        if (c->track && takes && c->r->flying_kings)
+            see_ray(c, sq, step(&c->g, i), v);
     }
     return dirs;
 }
@@ -208,6 +228,8 @@ static void king_continue(Cap *c, int sq, const Seq *s, bool promoted, unsigned 
     for (; dirs; dirs &= dirs - 1) {
         int i = __builtin_ctz(dirs), d = step(&c->g, i), v = king_sees(c, sq, i, empty);
         Seq next = seq_take(c, s, v);
+        if (flying && c->track)   /* the landing squares, to the first piece beyond v */
+            see_ray(c, v, d, first_stop(&c->g, v, d, empty));
         /* Among several landing squares, only those from which the capture goes on. */
         bool goes_on = false;
         for (int l = v + d; on(empty, l); l += d) {
@@ -277,18 +299,20 @@ INLINE Cap cap_make(const Position *pos, const Rules *r, Geo g, MergeRule merge,
     c.first = list->count;
     c.piece_first = list->count;
     c.best = 0;
+    c.track = false;
+    c.seen = 0;
     return c;
 }
 
 /* ---- detection and quiet moves, whole-board with shifts ---- */
 
-/* The men of the side to move that can capture, and all its kings if any king can. */
-INLINE Bitboard capturers(const Position *pos, const Rules *r, Geo g)
+/* The men of the side to move that can capture. */
+INLINE Bitboard men_capturers(const Position *pos, const Rules *r, Geo g)
 {
     int us = pos->side;
     Bitboard them = pos->pieces[us ^ 1];
     Bitboard empty = ~(pos->pieces[us] | them) & g.all;
-    Bitboard men = pos->pieces[us] & ~pos->kings, kings = pos->pieces[us] & pos->kings;
+    Bitboard men = pos->pieces[us] & ~pos->kings;
     Bitboard victims = r->men_capture_kings ? them : them & ~pos->kings;
     Bitboard found = 0;
     int ndirs = r->men_capture_backward ? 4 : 2;
@@ -296,6 +320,17 @@ INLINE Bitboard capturers(const Position *pos, const Rules *r, Geo g)
         int d = step(&g, i);
         found |= men & shift(&g, victims & shift(&g, empty, -d), -d);
     }
+    return found;
+}
+
+/* The men of the side to move that can capture, and all its kings if any king can. */
+INLINE Bitboard capturers(const Position *pos, const Rules *r, Geo g)
+{
+    int us = pos->side;
+    Bitboard them = pos->pieces[us ^ 1];
+    Bitboard empty = ~(pos->pieces[us] | them) & g.all;
+    Bitboard kings = pos->pieces[us] & pos->kings;
+    Bitboard found = men_capturers(pos, r, g);
     if (r->flying_kings) {
         /* A king at a time: the first piece on each ray, found with one bit scan. */
         for (Bitboard k = kings; k; k &= k - 1) {
@@ -316,6 +351,21 @@ INLINE Bitboard capturers(const Position *pos, const Rules *r, Geo g)
     return found;
 }
 
+/* Every legal capture of the piece at sq into c's list. */
+INLINE void piece_captures(Cap *c, int sq, bool king)
+{
+    Seq s = {0, 0, 0, 0, 0};
+    c->from = sq;
+    c->start_king = king;
+    c->piece_first = c->list->count;
+    c->empty |= 1ull << sq;
+    if (king)
+        king_continue(c, sq, &s, false, king_jumps(c, sq, 0, -1, true));
+    else
+        man_continue(c, sq, &s);
+    c->empty &= ~(1ull << sq);
+}
+
 /* Every legal capture of the pieces in `capturers` (those able to capture) into list. */
 INLINE void gen_captures(const Position *pos, const Rules *r, Geo g, Bitboard capturers, MergeRule merge,
                          MoveList *list)
@@ -323,16 +373,7 @@ INLINE void gen_captures(const Position *pos, const Rules *r, Geo g, Bitboard ca
     Cap c = cap_make(pos, r, g, merge, list);
     for (Bitboard b = capturers; b; b &= b - 1) {
         int sq = __builtin_ctzll(b);
-        Seq s = {0, 0, 0, 0, 0};
-        c.from = sq;
-        c.start_king = on(pos->kings, sq);
-        c.piece_first = list->count;
-        c.empty |= 1ull << sq;
-        if (c.start_king)
-            king_continue(&c, sq, &s, false, king_jumps(&c, sq, 0, -1, true));
-        else
-            man_continue(&c, sq, &s);
-        c.empty &= ~(1ull << sq);
+        piece_captures(&c, sq, on(pos->kings, sq));
     }
 }
 
@@ -411,11 +452,10 @@ INLINE int generate(const Position *pos, const Rules *r, int W, MergeRule merge,
     return list->count;
 }
 
-INLINE int exits(const Position *pos, const Rules *r, int W, MoveList *list)
+/* The promotions of a position whose side to move has no capture it must make, appended to
+ * list; returns the number of its other moves. */
+INLINE int quiet_exits(const Position *pos, const Rules *r, Geo g, MoveList *list)
 {
-    Geo g = geo_make(W, pos->side);
-    if (captures_only(pos, r, g, MERGE_CAPTURED_SET, list))
-        return 0;
     Bitboard empty = ~(pos->pieces[0] | pos->pieces[1]) & g.all;
     Bitboard men = pos->pieces[pos->side] & ~pos->kings;
     int promotions = 0;
@@ -427,6 +467,110 @@ INLINE int exits(const Position *pos, const Rules *r, int W, MoveList *list)
         }
     }
     return count_quiet(pos, r, g) - promotions;
+}
+
+INLINE int exits(const Position *pos, const Rules *r, int W, MoveList *list)
+{
+    Geo g = geo_make(W, pos->side);
+    if (captures_only(pos, r, g, MERGE_CAPTURED_SET, list))
+        return 0;
+    return quiet_exits(pos, r, g, list);
+}
+
+/* ---- a flying king's captures, kept for positions that differ only in the kings of the side
+ * to move (consecutive indices of a slice: a solver's initialisation) ---- */
+
+enum { KING_CACHE_MOVES = 24 };
+
+struct MovegenKingCache {
+    Bitboard men, them, their_kings;   /* the frame: every piece but the side to move's kings */
+    int side;
+    Bitboard known;                    /* squares whose entry holds the frame's */
+    struct {
+        Bitboard seen;                 /* the squares its captures depend on (see_ray) */
+        uint64_t key;                  /* capture-law key of its moves */
+        int n;                         /* moves; -1 if more than KING_CACHE_MOVES */
+        Move moves[KING_CACHE_MOVES];
+    } at[64];                          /* by square: the captures of a king there alone */
+};
+
+MovegenKingCache *movegen_king_cache_new(void)
+{
+    return calloc(1, sizeof(MovegenKingCache));
+}
+
+void movegen_king_cache_free(MovegenKingCache *kc)
+{
+    free(kc);
+}
+
+/* Fills kc's entry for a king of the side to move at sq: its captures with the side's other
+ * kings off the board, and the squares they depend on. */
+static void king_cache_fill(MovegenKingCache *kc, const Position *pos, const Rules *r, Geo g, int sq)
+{
+    Position alone = *pos;
+    Bitboard others = (pos->pieces[pos->side] & pos->kings) & ~(1ull << sq);
+    alone.pieces[pos->side] &= ~others;
+    alone.kings &= ~others;
+    MoveList list;
+    list.count = 0;
+    list.overflow = false;
+    Cap c = cap_make(&alone, r, g, MERGE_CAPTURED_SET, &list);
+    c.track = true;
+    piece_captures(&c, sq, true);
+    kc->at[sq].seen = c.seen;
+    kc->at[sq].key = c.best;
+    kc->at[sq].n = list.overflow || list.count > KING_CACHE_MOVES ? -1 : list.count;
+    for (int i = 0; i < kc->at[sq].n; i++)
+        kc->at[sq].moves[i] = list.moves[i];
+    kc->known |= 1ull << sq;
+}
+
+/* exits() with the kings' captures from kc, when every king's entry holds (no other king of
+ * ours on a square its captures depend on); otherwise exits() itself. */
+INLINE int exits_cached(const Position *pos, const Rules *r, int W, MoveList *list, MovegenKingCache *kc)
+{
+    Geo g = geo_make(W, pos->side);
+    int us = pos->side;
+    Bitboard kings = pos->pieces[us] & pos->kings, men = pos->pieces[us] & ~pos->kings;
+    Bitboard them = pos->pieces[us ^ 1], their_kings = pos->kings & them;
+    if (kc->side != us || kc->men != men || kc->them != them || kc->their_kings != their_kings) {
+        kc->side = us;
+        kc->men = men;
+        kc->them = them;
+        kc->their_kings = their_kings;
+        kc->known = 0;
+    }
+    bool kings_take = false;
+    for (Bitboard b = kings; b; b &= b - 1) {
+        int sq = __builtin_ctzll(b);
+        if (!((kc->known >> sq) & 1))
+            king_cache_fill(kc, pos, r, g, sq);
+        if (kc->at[sq].n < 0 || (kc->at[sq].seen & kings & ~(1ull << sq)))
+            return exits(pos, r, W, list);
+        kings_take |= kc->at[sq].n > 0;
+    }
+    list->count = 0;
+    list->overflow = false;
+    Bitboard men_take = men_capturers(pos, r, g);
+    if (!men_take && !kings_take)
+        return quiet_exits(pos, r, g, list);
+    Cap c = cap_make(pos, r, g, MERGE_CAPTURED_SET, list);
+    for (Bitboard b = men_take; b; b &= b - 1)
+        piece_captures(&c, __builtin_ctzll(b), false);
+    /* The kings' moves, under the capture law as record() applies it. */
+    for (Bitboard b = kings_take ? kings : 0; b; b &= b - 1) {
+        int sq = __builtin_ctzll(b);
+        if (kc->at[sq].n == 0 || kc->at[sq].key < c.best)
+            continue;
+        if (kc->at[sq].key > c.best) {
+            list->count = 0;
+            c.best = kc->at[sq].key;
+        }
+        for (int i = 0; i < kc->at[sq].n; i++)
+            list->moves[list->count++] = kc->at[sq].moves[i];
+    }
+    return r->optional_capture ? quiet_exits(pos, r, g, list) : 0;
 }
 
 INLINE int count(const Position *pos, const Rules *r, int W, MergeRule merge)
@@ -518,6 +662,13 @@ int movegen_unmoves(const Position *pos, const Variant *v, bool legal_only, Move
 int movegen_exits(const Position *pos, const Variant *v, MoveList *list)
 {
     return BY_BOARD(v, exits(pos, &v->rules, 4, list), exits(pos, &v->rules, 5, list));
+}
+
+int movegen_exits_cached(const Position *pos, const Variant *v, MoveList *list, MovegenKingCache *kc)
+{
+    if (!v->rules.flying_kings || !kc || __builtin_popcountll(pos->pieces[pos->side] & pos->kings) < 2)
+        return movegen_exits(pos, v, list);
+    return BY_BOARD(v, exits_cached(pos, &v->rules, 4, list, kc), exits_cached(pos, &v->rules, 5, list, kc));
 }
 
 INLINE int quiet_count(const Position *pos, const Rules *r, int W)

@@ -37,6 +37,18 @@ int movegen_count(const Position *pos, const Variant *v, MergeRule merge);
  * moves there are, counted without generating them. Thread-safe. */
 int movegen_exits(const Position *pos, const Variant *v, MoveList *list);
 
+/* movegen_exits for many positions in a row that differ only in the kings of the side to move
+ * (consecutive indices of a slice, as a solver's initialisation takes them), faster with
+ * flying kings and two kings or more: a king's captures are generated once per square and
+ * arrangement of the other pieces, with the squares they depend on, and reused while no other
+ * king of that side stands on those. The same moves and return value as movegen_exits,
+ * possibly in another order. A cache serves one thread and one variant;
+ * movegen_king_cache_new returns NULL if memory ran out (kc NULL: plain movegen_exits). */
+typedef struct MovegenKingCache MovegenKingCache;
+MovegenKingCache *movegen_king_cache_new(void);
+void movegen_king_cache_free(MovegenKingCache *kc);
+int movegen_exits_cached(const Position *pos, const Variant *v, MoveList *list, MovegenKingCache *kc);
+
 /* The number of legal moves when the side to move has no capture, or -1 when it has one:
  * movegen_has_capture and movegen_count in one pass, for a search's leaves. Thread-safe. */
 int movegen_quiet_count(const Position *pos, const Variant *v);

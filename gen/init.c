@@ -42,6 +42,7 @@ typedef struct {
     Lookup *lookups;     /* up to BLOCK * MOVELIST_MAX */
     MoveList list;
     MenRank men;
+    MovegenKingCache *kings;   /* the captures of our kings, by arrangement of the other pieces */
 } Block;
 
 /* Locates in the solved tables the position after an exit, or reads its value from disk if its
@@ -87,7 +88,7 @@ static void init_block(Solver *s, int part, uint64_t first, uint64_t end, Block 
             slice_walk_next(&s->slice[part], &walk);
         const Position *pos = &walk.pos;
         MoveList *list = &b->list;
-        e->inside = movegen_exits(pos, s->v, list);
+        e->inside = movegen_exits_cached(pos, s->v, list, b->kings);
         e->moves = e->inside + list->count;
         e->best_win = INT_MAX;
         e->max_loss = -1;
@@ -150,10 +151,11 @@ void init_part(Solver *s, int part, const SolveWatch *watch, uint64_t *initialis
     {
         Block *b = malloc(sizeof *b);
         Lookup *lookups = malloc((size_t)BLOCK * MOVELIST_MAX * sizeof *lookups);
-        if (!b || !lookups)
+        MovegenKingCache *kings = movegen_king_cache_new();
+        if (!b || !lookups || !kings)
             s->failed = true;
         else
-            *b = (Block){.lookups = lookups};
+            *b = (Block){.lookups = lookups, .kings = kings};
 #pragma omp for schedule(dynamic, 16)
         for (uint64_t k = 0; k < blocks; k++) {
             if (s->failed)
@@ -168,5 +170,6 @@ void init_part(Solver *s, int part, const SolveWatch *watch, uint64_t *initialis
         }
         free(b);
         free(lookups);
+        movegen_king_cache_free(kings);
     }
 }

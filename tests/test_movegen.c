@@ -3,6 +3,7 @@
  * positions use their own numbering (their board is ours mirrored). */
 #include <criterion/criterion.h>
 
+#include "../db/index.h"
 #include "helpers.h"
 
 /* ---- men move one square forward ---- */
@@ -376,4 +377,56 @@ Test(movegen, exits_are_the_captures_and_promotions_and_the_rest_are_counted)
         assert_exits_split_the_moves(variants[i], false);
     assert_exits_split_the_moves("russian", true);
     assert_exits_split_the_moves("italian", true);
+}
+
+/* movegen_exits_cached gives exactly the moves and count of movegen_exits on every position of a
+ * slice walked in index order (one cache for the whole walk, as a solver's initialisation uses
+ * it: our kings' squares vary fastest, so entries are reused, and the other pieces move on). */
+static void assert_cached_exits_equal(const char *variant, bool optional, Material m, int board)
+{
+    Variant v = test_variant(variant, optional);
+    Slice s;
+    cr_assert(slice_init(&s, m, board));
+    MovegenKingCache *kc = movegen_king_cache_new();
+    cr_assert(kc);
+    static MoveList cached, plain;
+    uint64_t king_takes = 0;
+    SliceWalk w;
+    slice_walk_start(&s, 0, &w);
+    for (uint64_t i = 0; i < s.size; i++) {
+        if (i > 0)
+            slice_walk_next(&s, &w);
+        int a = movegen_exits_cached(&w.pos, &v, &cached, kc), b = movegen_exits(&w.pos, &v, &plain);
+        cr_assert_eq(a, b, "%s index %llu: %d other moves, expected %d", variant, (unsigned long long)i, a, b);
+        cr_assert_eq(cached.count, plain.count, "%s index %llu: %d exits, expected %d", variant,
+                     (unsigned long long)i, cached.count, plain.count);
+        for (int j = 0; j < plain.count; j++) {
+            const Move *e = &plain.moves[j];
+            bool found = false;
+            for (int k = 0; k < cached.count && !found; k++) {
+                const Move *c = &cached.moves[k];
+                found = c->from == e->from && c->to == e->to && c->captured == e->captured && c->flags == e->flags;
+            }
+            cr_assert(found, "%s index %llu: exit %d missing", variant, (unsigned long long)i, j);
+            king_takes += e->captured && ((w.pos.kings >> e->from) & 1);
+        }
+    }
+    movegen_king_cache_free(kc);
+    cr_assert(king_takes > s.size / 10, "%s: only %llu king captures in %llu positions", variant,
+              (unsigned long long)king_takes, (unsigned long long)s.size);
+}
+
+Test(movegen, cached_exits_are_the_exits_of_every_position_in_index_order)
+{
+    const char *flying[] = {"brazilian", "russian", "spanish", "czech"};
+    for (size_t i = 0; i < sizeof flying / sizeof flying[0]; i++) {
+        assert_cached_exits_equal(flying[i], false, (Material){0, 2, 1, 1}, 8);
+        assert_cached_exits_equal(flying[i], false, (Material){1, 2, 1, 0}, 8);
+        assert_cached_exits_equal(flying[i], false, (Material){0, 3, 0, 1}, 8);
+    }
+    assert_cached_exits_equal("russian", true, (Material){0, 2, 1, 1}, 8);
+    assert_cached_exits_equal("international", false, (Material){0, 2, 0, 1}, 10);
+    assert_cached_exits_equal("international", false, (Material){0, 2, 1, 0}, 10);
+    /* Without flying kings the cache is not used: the same moves still. */
+    assert_cached_exits_equal("american", false, (Material){0, 2, 1, 1}, 8);
 }
