@@ -83,10 +83,16 @@ INLINE int ray_first(const Geo *g, int sq, int k, Bitboard empty)
     return k < 2 ? 63 - __builtin_clzll(stops) : __builtin_ctzll(stops);
 }
 
+/* The ray direction k of step d. */
+INLINE int ray_of(const Geo *g, int d)
+{
+    return d < 0 ? (d == -g->w ? 1 : 0) : (d == g->w ? 2 : 3);
+}
+
 /* As ray_first, along step d. */
 INLINE int first_stop(const Geo *g, int sq, int d, Bitboard empty)
 {
-    return ray_first(g, sq, d < 0 ? (d == -g->w ? 1 : 0) : (d == g->w ? 2 : 3), empty);
+    return ray_first(g, sq, ray_of(g, d), empty);
 }
 
 /* ---- capture sequences ---- */
@@ -180,7 +186,7 @@ static void record(Cap *c, int to, const Seq *s, bool promotes)
  * side to move put on a square where no jump was found cannot make one (it only blocks). */
 static void see_ray(Cap *c, int sq, int d, int v)
 {
-    Bitboard ray = rays[c->g.w - 4][sq][d < 0 ? (d == -c->g.w ? 1 : 0) : (d == c->g.w ? 2 : 3)];
+    Bitboard ray = rays[c->g.w - 4][sq][ray_of(&c->g, d)];
     int end = v == 64 ? -1 : v + d;
     if (end >= 0 && end < 63)
         ray &= d > 0 ? (2ull << end) - 1 : ~((1ull << end) - 1);

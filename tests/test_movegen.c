@@ -335,6 +335,12 @@ Test(movegen, count_equals_number_of_generated_moves)
 
 /* ---- the generator's split of the moves ---- */
 
+/* Whether two moves are the same move (from, to, captured set, promotion). */
+static bool same_move(const Move *a, const Move *b)
+{
+    return a->from == b->from && a->to == b->to && a->captured == b->captured && a->flags == b->flags;
+}
+
 /* movegen_exits lists exactly the captures and promotions of movegen_moves and counts the
  * rest, on positions of random games (kings appear in the longer ones). */
 static void assert_exits_split_the_moves(const char *variant, bool optional)
@@ -356,8 +362,7 @@ static void assert_exits_split_the_moves(const char *variant, bool optional)
                 }
                 cr_assert(k < out.count, "%s: an exit is missing", variant);
                 const Move *e = &out.moves[k++];
-                cr_assert(e->from == m->from && e->to == m->to && e->captured == m->captured && e->flags == m->flags,
-                          "%s: exit %d differs", variant, k);
+                cr_assert(same_move(e, m), "%s: exit %d differs", variant, k);
             }
             cr_assert_eq(k, out.count, "%s: an exit too many", variant);
             cr_assert_eq(inside, expect_inside, "%s: other moves %d, expected %d", variant, inside, expect_inside);
@@ -403,10 +408,8 @@ static void assert_cached_exits_equal(const char *variant, bool optional, Materi
         for (int j = 0; j < plain.count; j++) {
             const Move *e = &plain.moves[j];
             bool found = false;
-            for (int k = 0; k < cached.count && !found; k++) {
-                const Move *c = &cached.moves[k];
-                found = c->from == e->from && c->to == e->to && c->captured == e->captured && c->flags == e->flags;
-            }
+            for (int k = 0; k < cached.count && !found; k++)
+                found = same_move(&cached.moves[k], e);
             cr_assert(found, "%s index %llu: exit %d missing", variant, (unsigned long long)i, j);
             king_takes += e->captured && ((w.pos.kings >> e->from) & 1);
         }
