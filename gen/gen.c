@@ -64,13 +64,13 @@ uint64_t gen_unit_size(Material m, int board)
 }
 
 /* Bytes a table kept for lookups takes (its codes: value and distance) a position: one while
- * its distances fit in a byte, else two; planned at two. Solving a unit holds a 4-byte state
+ * its distances fit in a byte, else two; planned at two. Solving a unit holds a 2-byte state
  * word a position and queues positions at 4 bytes each (at most QUEUE_SHARE of the positions
  * at once: every unit of ≤6 Brazilian stayed below 0.6), both divided among the ranks of a
  * split, plus a round of a level's positions put in order (SOLVE_ORDER_ROUND, 4 bytes each);
  * then it builds each slice's finished table (codes and don't-care flag, at most 3 bytes a
  * position, whole on every rank) while the words of the slices not yet built are still held. */
-enum { KEPT_BYTES = 2, WORD_BYTES = 4, QUEUE_BYTES = 4, TABLE_BYTES = 3 };
+enum { KEPT_BYTES = 2, WORD_BYTES = 2, QUEUE_BYTES = 4, TABLE_BYTES = 3 };
 #define QUEUE_SHARE 0.75
 
 /* Bytes of working state for solving unit m split over `ranks`. */

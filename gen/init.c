@@ -115,10 +115,12 @@ static void init_block(Solver *s, int part, uint64_t first, uint64_t end, Block 
         else if (w == DB_DRAW)
             e->draw = true;
     }
-    uint32_t *ws = word(s, part, first);
+    Word *ws = word(s, part, first);
     for (uint64_t i = first; i < end; i++) {
         const Exits *e = &b->e[i - first];
-        uint32_t dc = e->must_capture ? W_DONT_CARE : 0;
+        Word dc = e->must_capture ? W_DONT_CARE : 0;
+        if (e->best_win != INT_MAX ? e->best_win > MAX_DTW : e->max_loss > MAX_DTW)
+            s->failed = true;
         if (e->moves == 0) {
             ws[i - first] = W_DECIDED(DB_LOSS, 0, dc);
             queue_pend(s, 0, part, 0, i);
@@ -133,13 +135,14 @@ static void init_block(Solver *s, int part, uint64_t first, uint64_t end, Block 
                 queue_pend(s, e->max_loss, part, 0, i);
             }
         } else {
-            if (e->inside > MAX_COUNT || e->max_loss > MAX_DTW)
+            if (e->inside > MAX_COUNT)
                 s->failed = true;
-            bool saved = e->draw || e->best_win != INT_MAX;
-            ws[i - first] = (uint32_t)UNDECIDED << 30 | dc | (saved ? W_SAVED : 0) |
-                    (uint32_t)(e->max_loss > 0 ? e->max_loss : 0) << 8 | (uint32_t)e->inside;
+            bool saved = e->draw || e->best_win != INT_MAX, exit_loss = !saved && e->max_loss > 0;
+            ws[i - first] = W_UNDECIDED(dc, saved, exit_loss, (unsigned)e->inside);
             if (e->best_win != INT_MAX)
                 queue_pend(s, e->best_win, part, 1, i);
+            else if (exit_loss)
+                queue_pend(s, e->max_loss, part, 1, i);
         }
     }
 }

@@ -52,23 +52,24 @@ static int part_of(const Solver *s, Material m)
 }
 
 /* Every in-unit successor of position j (state w, counter now 0) is won for the opponent: it
- * is lost, unless an exit saves it; the distance is the longest way out. No other thread
- * changes j now: no successor can still be lost, and an exit to a win sets W_SAVED. */
-static void all_successors_won(Solver *s, int part, uint64_t j, uint32_t w, int level)
+ * is lost, unless an exit saves it; the distance is the longest way out. If an exit loses
+ * (W_EXIT_LOSS), that way out is the longer one: j stays undecided until its level, where its
+ * queue entry decides it (predecessors). No other thread changes j now: no successor can
+ * still be lost, and an exit to a win sets W_SAVED. */
+static void all_successors_won(Solver *s, int part, uint64_t j, Word w, int level)
 {
-    if (w & W_SAVED)
+    if (w & (W_SAVED | W_EXIT_LOSS))
         return;
-    int d = W_MAX_LOSS(w) > level ? W_MAX_LOSS(w) : level;
-    __atomic_store_n(word(s, part, j), W_DECIDED(DB_LOSS, d, w), __ATOMIC_RELAXED);
-    queue_pend(s, d, part, 0, j);
+    __atomic_store_n(word(s, part, j), W_DECIDED(DB_LOSS, level, w), __ATOMIC_RELAXED);
+    queue_pend(s, level, part, 0, j);
 }
 
 /* Predecessor j (of part pp, owned here) of a position decided at `level`, lost or won, learns
  * it: a lost successor wins it, a won one takes one from its counter. */
 static void update(Solver *s, int pp, uint64_t j, bool lost, int level)
 {
-    uint32_t *p = word(s, pp, j);
-    uint32_t w = __atomic_load_n(p, __ATOMIC_RELAXED);
+    Word *p = word(s, pp, j);
+    Word w = __atomic_load_n(p, __ATOMIC_RELAXED);
     if (lost) {
         for (; W_STATE(w) == UNDECIDED;)
             if (__atomic_compare_exchange_n(p, &w, W_DECIDED(DB_WIN, level + 1, w), true, __ATOMIC_RELAXED,
@@ -78,9 +79,9 @@ static void update(Solver *s, int pp, uint64_t j, bool lost, int level)
             }
     } else {
         for (; W_STATE(w) == UNDECIDED;)
-            if (__atomic_compare_exchange_n(p, &w, w - 1, true, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
+            if (__atomic_compare_exchange_n(p, &w, (Word)(w - 1), true, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
                 if (W_COUNT(w - 1) == 0)
-                    all_successors_won(s, pp, j, w - 1, level + 1);
+                    all_successors_won(s, pp, j, (Word)(w - 1), level + 1);
                 break;
             }
     }
@@ -127,22 +128,30 @@ static const SliceMenRank *men_moved(Near *near, const Slice *t, const Position 
 }
 
 /* Position `queued` of `part`, decided at `level`: its predecessors into *out, their words
- * prefetched. False if it was a candidate win already decided otherwise (then out->n is 0). */
+ * prefetched. False if it was flagged as waiting on an exit and is not decided by it (then
+ * out->n is 0). */
 static bool predecessors(Solver *s, int part, uint32_t queued, int level, Near *near, Preds *out)
 {
     out->n = 0;
     uint64_t i = QUEUED_INDEX(queued);
-    uint32_t *own = word(s, part, i);
+    Word *own = word(s, part, i);
     if (QUEUED_CAND(queued)) {
-        /* A win through an exit, unless a shorter one inside came at an earlier level. Wins
-         * are decided at odd levels and losses at even ones, so no win through a lost
-         * successor can race this one at the same level. */
-        uint32_t w = __atomic_load_n(own, __ATOMIC_RELAXED);
-        do
+        /* At an odd level, a win through an exit, unless a shorter one inside came at an
+         * earlier level: wins are decided at odd levels and losses at even ones, so no win
+         * through a lost successor can race this one at the same level. At an even level, a
+         * loss through an exit: lost now if every move inside was found to lose (its count
+         * is 0); otherwise the exit no longer matters, since a loss decided later is longer.
+         * No counter changes at an even level (only wins are propagated at odd ones). */
+        bool win = level % 2 == 1;
+        Word w = __atomic_load_n(own, __ATOMIC_RELAXED), next;
+        do {
             if (W_STATE(w) != UNDECIDED)
                 return false;
-        while (!__atomic_compare_exchange_n(own, &w, W_DECIDED(DB_WIN, level, w), true, __ATOMIC_RELAXED,
-                                            __ATOMIC_RELAXED));
+            next = win ? W_DECIDED(DB_WIN, level, w)
+                       : W_COUNT(w) == 0 ? W_DECIDED(DB_LOSS, level, w) : (Word)(w & ~W_EXIT_LOSS);
+        } while (!__atomic_compare_exchange_n(own, &w, next, true, __ATOMIC_RELAXED, __ATOMIC_RELAXED));
+        if (W_STATE(next) == UNDECIDED)
+            return false;
     }
     out->lost = W_STATE(__atomic_load_n(own, __ATOMIC_RELAXED)) == DB_LOSS;
     Position q, after;

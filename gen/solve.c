@@ -33,13 +33,13 @@ static DbTable *table_of(Solver *s, int part, int threads, int levels)
         table_free(t);
         return NULL;
     }
-    const uint32_t *ws = s->w[part];
+    const Word *ws = s->w[part];
     uint64_t lo = s->lo[part], hi = s->hi[part], wins = 0, draws = 0, losses = 0;
     int longest = 0;
 #pragma omp parallel for num_threads(threads) schedule(static) reduction(+ : wins, draws, losses) \
         reduction(max : longest)
     for (uint64_t i = lo; i < hi; i++) {
-        uint32_t w = ws[i - lo];
+        Word w = ws[i - lo];
         int state = W_STATE(w), wdl = state == UNDECIDED ? DB_DRAW : state;
         int dtw = state == DB_WIN || state == DB_LOSS ? W_DTW(w) : 0;
         table_set(t, i, wdl, dtw);

@@ -10,24 +10,32 @@
 
 #include "solve.h"
 
-/* The working state of a position, one 32-bit word, so that an update touches one cache line:
- *   bits 30-31  DB_LOSS, DB_DRAW, DB_WIN, or UNDECIDED
- *   bit  29     don't-care (its side to move must capture)
+/* The working state of a position, one 16-bit word, so that an update touches one cache line
+ * and a unit's words take 2 bytes a position (the largest 6-piece unit's 436 M: 0.87 GB):
+ *   bits 14-15  DB_LOSS, DB_DRAW, DB_WIN, or UNDECIDED
+ *   bit  13     don't-care (its side to move must capture)
  * decided:
- *   bits 0-15   distance
+ *   bits 0-12   distance
  * undecided, a summary of the moves:
- *   bits 0-7    moves inside the unit whose successor is not yet known to win
- *   bits 8-23   the longest loss through an exit (a capture or a promotion)
- *   bit  24     an exit draws or wins: the position can no longer be lost */
+ *   bits 0-10   moves inside the unit whose successor is not yet known to win
+ *   bit  11     no exit draws or wins, and one (a capture or a promotion) leads to a win for
+ *               the opponent: the position waits in the queue at the level of its longest such
+ *               loss, and if its count reaches 0 before that level it stays undecided until then
+ *   bit  12     an exit draws or wins: the position can no longer be lost
+ * (Until 2026-12-04 the word was 32 bits and held the longest loss through an exit itself.) */
+typedef uint16_t Word;
 enum { UNDECIDED = 3 };
-#define W_STATE(w) ((int)((w) >> 30))
-#define W_DONT_CARE (1u << 29)
-#define W_DTW(w) ((int)((w)&0xffff))
-#define W_DECIDED(state, dtw, w) ((uint32_t)(state) << 30 | ((w)&W_DONT_CARE) | (uint32_t)(dtw))
-#define W_COUNT(w) ((int)((w)&0xff))
-#define W_MAX_LOSS(w) ((int)((w) >> 8 & 0xffff))
-#define W_SAVED (1u << 24)
-enum { MAX_COUNT = 0xff, MAX_DTW = DB_MAX_DTW };   /* (a table's code holds the distance + 1) */
+#define W_STATE(w) ((int)((w) >> 14))
+#define W_DONT_CARE ((Word)(1u << 13))
+#define W_DTW(w) ((int)((w)&0x1fff))
+#define W_DECIDED(state, dtw, w) ((Word)((unsigned)(state) << 14 | ((w)&W_DONT_CARE) | (unsigned)(dtw)))
+#define W_UNDECIDED(dc, saved, exit_loss, count) \
+    ((Word)((unsigned)UNDECIDED << 14 | (dc) | ((saved) ? W_SAVED : 0) | ((exit_loss) ? W_EXIT_LOSS : 0) | (count)))
+#define W_COUNT(w) ((int)((w)&0x7ff))
+#define W_EXIT_LOSS ((Word)(1u << 11))
+#define W_SAVED ((Word)(1u << 12))
+enum { MAX_COUNT = 0x7ff, MAX_DTW = 0x1fff };
+_Static_assert((int)MAX_DTW <= (int)DB_MAX_DTW, "a distance the solver holds fits a table");
 
 #define ITEM(part, cand, index) ((uint64_t)(part) << 63 | (uint64_t)(cand) << 62 | (index))
 #define ITEM_PART(x) ((int)((x) >> 63))
@@ -40,8 +48,10 @@ typedef struct {
     size_t n, cap;
 } Vec;
 
-/* A queue entry: a position's index in its part (below 2^31), and whether it is a candidate
- * win through an exit rather than a decided position. */
+/* A queue entry: a position's index in its part (below 2^31), and whether it is decided or only
+ * flagged (`cand`) as waiting on an exit: at an odd level, a candidate win through an exit; at
+ * an even one, a loss through an exit if its count has reached 0 (W_EXIT_LOSS). Wins take an
+ * odd number of plies and losses an even one, so the level tells the two apart. */
 #define QUEUED(cand, index) ((uint32_t)(cand) << 31 | (uint32_t)(index))
 #define QUEUED_CAND(x) ((int)((x) >> 31))
 #define QUEUED_INDEX(x) ((uint64_t)((x) & 0x7fffffffu))
@@ -76,7 +86,7 @@ typedef struct {
     DbProbe *disk;       /* units not in `solved` are read from disk through it; may be NULL */
     Slice slice[2];
     uint64_t lo[2], hi[2]; /* the positions this process owns, per part: all without a split */
-    uint32_t *w[2];      /* the working state of positions lo..hi-1, per part */
+    Word *w[2];          /* the working state of positions lo..hi-1, per part */
     int nparts;
     Queue *queues;       /* per thread */
     int threads;
@@ -100,7 +110,7 @@ typedef struct {
 } Round;
 
 /* The state word of position i of `part`, one this process owns. */
-static inline uint32_t *word(const Solver *s, int part, uint64_t i)
+static inline Word *word(const Solver *s, int part, uint64_t i)
 {
     return &s->w[part][i - s->lo[part]];
 }
