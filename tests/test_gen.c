@@ -34,6 +34,18 @@ static DbSet *new_set(const char *variant)
     return s;
 }
 
+/* A set holding every unit of `variant` up to `pieces` on 8x8, solved in memory. */
+static DbSet *solved_set(const char *variant, int pieces)
+{
+    DbSet *s = new_set(variant);
+    Material units[DB_MAX_MATERIALS];
+    int n = material_all(pieces, 8, units);
+    for (int i = 0; i < n; i++)
+        if (!dbset_get(s, units[i]))
+            solve_units(s, &units[i], 1, 2);
+    return s;
+}
+
 static const Material kings_only[] = {{0, 1, 0, 1}, {0, 2, 0, 1}, {0, 2, 0, 2}, {0, 3, 0, 1}};
 
 /* Whether tables a and b (of one slice) hold the same values and distances, in codes of the
@@ -310,12 +322,9 @@ Test(gen, optional_capture_databases_build_and_verify)
  * longest way out, one ply more than its longest-lasting successor's. */
 Test(gen, lost_position_lasts_longest_through_a_promotion)
 {
-    DbSet *s = new_set("brazilian");
+    DbSet *s = solved_set("brazilian", 4);
     Material units[DB_MAX_MATERIALS];
     int n = material_all(4, 8, units);
-    for (int i = 0; i < n; i++)
-        if (!dbset_get(s, units[i]))
-            solve_units(s, &units[i], 1, 2);
     uint64_t through_exit = 0;
     for (int u = 0; u < n; u++) {
         const DbTable *t = dbset_get(s, units[u]);
@@ -349,12 +358,7 @@ Test(gen, lost_position_lasts_longest_through_a_promotion)
 
 Test(gen, verifier_finds_a_wrong_value)
 {
-    DbSet *s = new_set("russian");
-    Material units[DB_MAX_MATERIALS];
-    int n = material_all(3, 8, units);
-    for (int i = 0; i < n; i++)
-        if (!dbset_get(s, units[i]))
-            solve_units(s, &units[i], 1, 2);
+    DbSet *s = solved_set("russian", 3);
     VerifyReport r;
     verify_set(s, 2, &r);
     cr_assert(r.ok, "%s", r.failure);
