@@ -119,8 +119,6 @@ static void init_block(Solver *s, int part, uint64_t first, uint64_t end, Block 
     for (uint64_t i = first; i < end; i++) {
         const Exits *e = &b->e[i - first];
         Word dc = e->must_capture ? W_DONT_CARE : 0;
-        if (e->best_win != INT_MAX ? e->best_win > MAX_DTW : e->max_loss > MAX_DTW)
-            s->failed = true;
         if (e->moves == 0) {
             ws[i - first] = W_DECIDED(DB_LOSS, 0, dc);
             queue_pend(s, 0, part, 0, i);

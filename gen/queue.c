@@ -50,7 +50,7 @@ void queue_block_done(Solver *s, QBlock *b)
     omp_unset_lock(&s->blocks);
 }
 
-/* Queues position i of `part` at `level` (a candidate win through an exit if cand). */
+/* Queues position i of `part` at `level` (if cand, only flagged as waiting on an exit: see QUEUED). */
 void queue_pend(Solver *s, int level, int part, int cand, uint64_t i)
 {
     Queue *q = &s->queues[omp_get_thread_num()];

@@ -5,9 +5,9 @@
 
 #include "solver.h"
 
-/* Queues position i of `part` at `level` (a candidate win through an exit if cand), in the
- * calling thread's own queue; sets s->failed if memory runs out or the level is beyond the
- * distances the solver holds. Thread-safe. */
+/* Queues position i of `part` at `level` (if cand, only flagged as waiting on an exit: see
+ * QUEUED), in the calling thread's own queue; sets s->failed if memory runs out or the level
+ * is beyond the distances the solver holds. Thread-safe. */
 void queue_pend(Solver *s, int level, int part, int cand, uint64_t i);
 
 /* The highest level from `from` on with positions to propagate, in any thread's queue; -1 if
