@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Probe speed and table compression of a built database (default: the ≤6-piece Brazilian one
 # that scripts/bench-gen.sh builds). Prints probes per second on one thread and on all, with a
-# warm cache and a cold one, then per piece count the stored bytes of win/draw/loss values and
-# of distances (positions per byte), against LZ4 and xz -9 on the raw 2-bit values.
+# warm cache and a cold one (and, for positions without a capture, a one-ply search: what a
+# position left out of the tables would cost), then per piece count the stored bytes of
+# win/draw/loss values and of distances (positions per byte), against LZ4 and xz -9 on the raw
+# 2-bit values and against storing only the smaller slice of each unit.
 # usage: scripts/bench-probe.sh [DB_DIR] [POSITIONS]
 set -euo pipefail
 db=${1:-build/bench-db/brazilian-6}

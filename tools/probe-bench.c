@@ -8,11 +8,14 @@
  * positions, the cache large enough to hold every chunk they touch) and a cold one (a
  * one-chunk cache: every probe reads and decodes a chunk; the files themselves are in the OS
  * page cache). Each figure is the median of PASSES timed passes, printed with the fastest and
- * slowest: on a shared virtual machine one pass varies by 10-20%.
+ * slowest: on a shared virtual machine one pass varies by 10-20%. For the positions without a
+ * capture, also a one-ply search (every successor's win/draw/loss probed until one wins):
+ * what answering a position the tables left out would cost.
  * Then the compression table per piece count: stored bytes of the win/draw/loss values and
- * of the distances, and for comparison LZ4 (fast, 64 KiB blocks) on the raw 2-bit values
- * without don't-care filling. With RAW_DIR, writes those raw 2-bit values per piece count to
- * RAW_DIR/raw-<n>.bin for the script to compress with xz -9. --no-table: the probes only
+ * of the distances, for comparison LZ4 (fast, 64 KiB blocks) on the raw 2-bit values
+ * without don't-care filling, and the win/draw/loss bytes if only the smaller slice of each
+ * unit were stored (a bound on leaving one side to move out). With RAW_DIR, writes those raw
+ * 2-bit values per piece count to RAW_DIR/raw-<n>.bin for the script to compress with xz -9. --no-table: the probes only
  * (the table loads every table into memory first). */
 #include <lz4.h>
 #include <omp.h>
@@ -42,8 +45,37 @@ static uint64_t next(uint64_t *s)
 
 enum { PASSES = 3 };
 
+/* What a probe asks for: the value, the value and distance, or the value found by a one-ply
+ * search (every move's successor probed for its win/draw/loss, until a move wins): what a
+ * position left out of the tables would cost to answer. (Through probe.h, which does not
+ * prefetch the successors as the probe's own capture search does.) */
+enum { ASK_WDL, ASK_VALUE, ASK_SEARCH };
+
+typedef struct {
+    DbProbe *p;
+    char *err;
+    size_t errlen;
+} SearchCtx;
+
+static int successor_wdl(void *ctx, const Position *after, DbValue *out)
+{
+    SearchCtx *c = ctx;
+    out->dtw = 0;
+    return probe_wdl(c->p, after, &out->wdl, c->err, c->errlen);
+}
+
+static int search_wdl(DbProbe *p, const Position *pos, int *wdl, char *err, size_t errlen)
+{
+    SearchCtx c = {p, err, errlen};
+    DbValue v;
+    int rc = db_best_move_value(probe_variant(p), pos, successor_wdl, NULL, &c, true, &v);
+    if (rc == DAMAS_OK)
+        *wdl = v.wdl;
+    return rc;
+}
+
 /* Probes every position; returns seconds. */
-static double run(DbProbe *p, const Position *pos, size_t n, int threads, bool dtw)
+static double run(DbProbe *p, const Position *pos, size_t n, int threads, int ask)
 {
     double t0 = now();
     int failures = 0;
@@ -52,8 +84,9 @@ static double run(DbProbe *p, const Position *pos, size_t n, int threads, bool d
         char err[256];
         DbValue v;
         int w;
-        failures += (dtw ? probe_value(p, &pos[i], &v, err, sizeof err) : probe_wdl(p, &pos[i], &w, err, sizeof err)) !=
-                    DAMAS_OK;
+        failures += (ask == ASK_VALUE    ? probe_value(p, &pos[i], &v, err, sizeof err)
+                     : ask == ASK_SEARCH ? search_wdl(p, &pos[i], &w, err, sizeof err)
+                                         : probe_wdl(p, &pos[i], &w, err, sizeof err)) != DAMAS_OK;
     }
     double t = now() - t0;
     if (failures) {
@@ -121,7 +154,7 @@ int main(int argc, char **argv)
            v.name, ns, (unsigned long long)total, n, 100.0 * (double)captures / (double)n);
     printf("%-40s %8s %14s %12s %17s\n", "probe", "threads", "probes/s", "us/probe", "passes: min-max");
     for (int stored = 0; stored <= 1; stored++) {
-        for (int dtw = 0; dtw <= 1; dtw++) {
+        for (int ask = ASK_WDL; ask <= (stored ? ASK_SEARCH : ASK_VALUE); ask++) {
             for (int cold = 0; cold <= 1; cold++) {
                 for (int threads = 1; threads <= cores; threads = threads < cores ? cores : cores + 1) {
                     DbProbe *p = probe_open(dir, NULL, cold ? 0 : (size_t)8 << 30, err, sizeof err);
@@ -131,10 +164,10 @@ int main(int argc, char **argv)
                     }
                     size_t m = cold ? n / 10 : n;
                     if (!cold)
-                        run(p, sample[stored], m, threads, dtw);   /* fills the cache */
+                        run(p, sample[stored], m, threads, ask);   /* fills the cache */
                     double t[PASSES];
                     for (int k = 0; k < PASSES; k++) {   /* timed, in order of speed */
-                        double s = run(p, sample[stored], m, threads, dtw);
+                        double s = run(p, sample[stored], m, threads, ask);
                         int j = k;
                         for (; j > 0 && t[j - 1] > s; j--)
                             t[j] = t[j - 1];
@@ -142,8 +175,9 @@ int main(int argc, char **argv)
                     }
                     double s = t[PASSES / 2], us = 1e6 * threads / (double)m;
                     char label[64];
-                    snprintf(label, sizeof label, "%s, %s cache%s", dtw ? "value + distance" : "win/draw/loss",
-                             cold ? "cold" : "warm", stored ? ", no capture" : "");
+                    static const char *asked[] = {"win/draw/loss", "value + distance", "one-ply search"};
+                    snprintf(label, sizeof label, "%s, %s cache%s", asked[ask], cold ? "cold" : "warm",
+                             stored ? ", no capture" : "");
                     printf("%-40s %8d %14.0f %12.3f %8.3f-%.3f\n", label, threads, (double)m / s, s * us, t[0] * us,
                            t[PASSES - 1] * us);
                     probe_close(p);
@@ -170,11 +204,11 @@ int main(int argc, char **argv)
     const DbTable *t;
     for (size_t k = 0; (t = dbset_next(set, &k));)
         tables[nt++] = t;
-    printf("\n%-7s %14s %12s %10s %12s %10s %14s %10s\n", "pieces", "positions", "wdl bytes", "pos/byte", "dtw bytes",
-           "pos/byte", "raw 2-bit lz4", "pos/byte");
-    uint64_t sum[4] = {0};
+    printf("\n%-7s %14s %12s %10s %12s %10s %14s %10s %14s %10s\n", "pieces", "positions", "wdl bytes", "pos/byte",
+           "dtw bytes", "pos/byte", "raw 2-bit lz4", "pos/byte", "wdl one/unit", "pos/byte");
+    uint64_t sum[5] = {0};
     for (int pc = 2; pc <= DB_MAX_PIECES; pc++) {
-        uint64_t positions = 0, wdl = 0, all = 0, lz = 0;
+        uint64_t positions = 0, wdl = 0, all = 0, lz = 0, one = 0;
         FILE *raw = NULL;
         if (raw_dir) {
             char path[512];
@@ -187,6 +221,15 @@ int main(int argc, char **argv)
                 continue;
             positions += t->slice.size;
             wdl += t->bytes_wdl;
+            /* "one/unit": the win/draw/loss bytes if only the smaller slice of each unit were
+             * stored (the other answered by a one-ply search into it): a bound on leaving out
+             * one side to move. */
+            Material swap = material_swap(t->slice.m);
+            int twin = -1;
+            for (int k = 0; k < nt && !material_equal(t->slice.m, swap); k++)
+                twin = material_equal(tables[k]->slice.m, swap) ? k : twin;
+            if (twin < 0 || t->bytes_wdl < tables[twin]->bytes_wdl || (t->bytes_wdl == tables[twin]->bytes_wdl && j < twin))
+                one += t->bytes_wdl;
             all += t->bytes;
             size_t nb = (t->slice.size + 3) / 4;
             uint8_t *packed = calloc(nb, 1);
@@ -206,17 +249,20 @@ int main(int argc, char **argv)
             fclose(raw);
         if (!positions)
             continue;
-        printf("%-7d %14llu %12llu %10.1f %12llu %10.1f %14llu %10.1f\n", pc, (unsigned long long)positions,
-               (unsigned long long)wdl, (double)positions / (double)wdl, (unsigned long long)(all - wdl),
-               (double)positions / (double)(all - wdl), (unsigned long long)lz, (double)positions / (double)lz);
+        printf("%-7d %14llu %12llu %10.1f %12llu %10.1f %14llu %10.1f %14llu %10.1f\n", pc,
+               (unsigned long long)positions, (unsigned long long)wdl, (double)positions / (double)wdl,
+               (unsigned long long)(all - wdl), (double)positions / (double)(all - wdl), (unsigned long long)lz,
+               (double)positions / (double)lz, (unsigned long long)one, (double)positions / (double)one);
         sum[0] += positions;
         sum[1] += wdl;
         sum[2] += all - wdl;
         sum[3] += lz;
+        sum[4] += one;
     }
-    printf("%-7s %14llu %12llu %10.1f %12llu %10.1f %14llu %10.1f\n", "all", (unsigned long long)sum[0],
+    printf("%-7s %14llu %12llu %10.1f %12llu %10.1f %14llu %10.1f %14llu %10.1f\n", "all", (unsigned long long)sum[0],
            (unsigned long long)sum[1], (double)sum[0] / (double)sum[1], (unsigned long long)sum[2],
-           (double)sum[0] / (double)sum[2], (unsigned long long)sum[3], (double)sum[0] / (double)sum[3]);
+           (double)sum[0] / (double)sum[2], (unsigned long long)sum[3], (double)sum[0] / (double)sum[3],
+           (unsigned long long)sum[4], (double)sum[0] / (double)sum[4]);
     dbset_free(set);
     free(set);
     return 0;
