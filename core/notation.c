@@ -180,6 +180,8 @@ int notation_fen_parse(const Variant *v, const char *text, Position *out, char *
     Position pos;
     pos_clear(&pos, side);
     p = skip_space(p + 1);
+    if (*p && *p != ':' && *p != '.' && *p != '"')
+        FAIL(DAMAS_ERR_SYNTAX, "expected ':' after the side to move (got '%.10s')", p);
     bool seen[2] = {false, false};
     while (*p == ':') {
         p = skip_space(p + 1);

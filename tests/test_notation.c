@@ -182,6 +182,8 @@ Test(notation, malformed_fens_are_rejected_with_a_message)
         {"russian", "garbage", "side to move", DAMAS_ERR_SYNTAX},
         {"russian", "X:W21:B1", "side to move", DAMAS_ERR_SYNTAX},
         {"russian", "W", "no pieces", DAMAS_ERR_SYNTAX},
+        {"russian", "bad fen", "':' after the side to move", DAMAS_ERR_SYNTAX},
+        {"russian", "W21:B1", "':' after the side to move", DAMAS_ERR_SYNTAX},
         {"russian", "W:W33:B1", "outside the board", DAMAS_ERR_RANGE},
         {"russian", "W:W0:B1", "outside the board", DAMAS_ERR_RANGE},
         {"russian", "W:W99999999999:B1", "outside the board", DAMAS_ERR_RANGE},
