@@ -15,8 +15,8 @@
  * of the distances, for comparison LZ4 (fast, 64 KiB blocks) on the raw 2-bit values
  * without don't-care filling, and the win/draw/loss bytes if only the smaller slice of each
  * unit were stored (a bound on leaving one side to move out). With RAW_DIR, writes those raw
- * 2-bit values per piece count to RAW_DIR/raw-<n>.bin for the script to compress with xz -9. --no-table: the probes only
- * (the table loads every table into memory first). */
+ * 2-bit values per piece count to RAW_DIR/raw-<n>.bin for the script to compress with xz -9.
+ * --no-table: the probes only (the table loads every table into memory first). */
 #include <lz4.h>
 #include <omp.h>
 #include <stdio.h>
