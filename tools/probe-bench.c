@@ -96,6 +96,20 @@ static double run(DbProbe *p, const Position *pos, size_t n, int threads, int as
     return t;
 }
 
+/* The compression table's columns: positions, then stored win/draw/loss bytes, distance
+ * bytes, LZ4 on the raw 2-bit values, win/draw/loss with one slice a unit. */
+enum { COLUMNS = 5 };
+
+/* One row of the compression table: positions, then each column's bytes and positions a byte. */
+static void print_row(const char *label, const uint64_t *row)
+{
+    printf("%-7s %14llu", label, (unsigned long long)row[0]);
+    static const int width[COLUMNS] = {0, 12, 12, 14, 14};
+    for (int c = 1; c < COLUMNS; c++)
+        printf(" %*llu %10.1f", width[c], (unsigned long long)row[c], (double)row[0] / (double)row[c]);
+    printf("\n");
+}
+
 int main(int argc, char **argv)
 {
     bool no_table = argc > 1 && !strcmp(argv[argc - 1], "--no-table");
@@ -206,9 +220,11 @@ int main(int argc, char **argv)
         tables[nt++] = t;
     printf("\n%-7s %14s %12s %10s %12s %10s %14s %10s %14s %10s\n", "pieces", "positions", "wdl bytes", "pos/byte",
            "dtw bytes", "pos/byte", "raw 2-bit lz4", "pos/byte", "wdl one/unit", "pos/byte");
-    uint64_t sum[5] = {0};
+    uint64_t sum[COLUMNS] = {0};
     for (int pc = 2; pc <= DB_MAX_PIECES; pc++) {
-        uint64_t positions = 0, wdl = 0, all = 0, lz = 0, one = 0;
+        /* positions, then the bytes of each column; one/unit counted twice, once from each
+         * slice of a unit */
+        uint64_t row[COLUMNS] = {0};
         FILE *raw = NULL;
         if (raw_dir) {
             char path[512];
@@ -219,18 +235,15 @@ int main(int argc, char **argv)
             t = tables[j];
             if (material_pieces(t->slice.m) != pc)
                 continue;
-            positions += t->slice.size;
-            wdl += t->bytes_wdl;
+            row[0] += t->slice.size;
+            row[1] += t->bytes_wdl;
+            row[2] += t->bytes - t->bytes_wdl;
             /* "one/unit": the win/draw/loss bytes if only the smaller slice of each unit were
              * stored (the other answered by a one-ply search into it): a bound on leaving out
              * one side to move. */
-            Material swap = material_swap(t->slice.m);
-            int twin = -1;
-            for (int k = 0; k < nt && !material_equal(t->slice.m, swap); k++)
-                twin = material_equal(tables[k]->slice.m, swap) ? k : twin;
-            if (twin < 0 || t->bytes_wdl < tables[twin]->bytes_wdl || (t->bytes_wdl == tables[twin]->bytes_wdl && j < twin))
-                one += t->bytes_wdl;
-            all += t->bytes;
+            const DbTable *twin = dbset_get(set, material_swap(t->slice.m));
+            bool pair = twin && twin != t;
+            row[4] += pair ? (t->bytes_wdl < twin->bytes_wdl ? t->bytes_wdl : twin->bytes_wdl) : 2 * t->bytes_wdl;
             size_t nb = (t->slice.size + 3) / 4;
             uint8_t *packed = calloc(nb, 1);
             for (uint64_t i = 0; i < t->slice.size; i++)
@@ -238,7 +251,7 @@ int main(int argc, char **argv)
             char *out = malloc((size_t)LZ4_compressBound(1 << 16));
             for (size_t o = 0; o < nb; o += 1 << 16) {
                 int len = (int)(nb - o < (1 << 16) ? nb - o : 1 << 16);
-                lz += (uint64_t)LZ4_compress_default((const char *)packed + o, out, len, LZ4_compressBound(len));
+                row[3] += (uint64_t)LZ4_compress_default((const char *)packed + o, out, len, LZ4_compressBound(len));
             }
             if (raw)
                 fwrite(packed, 1, nb, raw);
@@ -247,22 +260,16 @@ int main(int argc, char **argv)
         }
         if (raw)
             fclose(raw);
-        if (!positions)
+        if (!row[0])
             continue;
-        printf("%-7d %14llu %12llu %10.1f %12llu %10.1f %14llu %10.1f %14llu %10.1f\n", pc,
-               (unsigned long long)positions, (unsigned long long)wdl, (double)positions / (double)wdl,
-               (unsigned long long)(all - wdl), (double)positions / (double)(all - wdl), (unsigned long long)lz,
-               (double)positions / (double)lz, (unsigned long long)one, (double)positions / (double)one);
-        sum[0] += positions;
-        sum[1] += wdl;
-        sum[2] += all - wdl;
-        sum[3] += lz;
-        sum[4] += one;
+        row[4] /= 2;
+        char label[8];
+        snprintf(label, sizeof label, "%d", pc);
+        print_row(label, row);
+        for (int c = 0; c < COLUMNS; c++)
+            sum[c] += row[c];
     }
-    printf("%-7s %14llu %12llu %10.1f %12llu %10.1f %14llu %10.1f %14llu %10.1f\n", "all", (unsigned long long)sum[0],
-           (unsigned long long)sum[1], (double)sum[0] / (double)sum[1], (unsigned long long)sum[2],
-           (double)sum[0] / (double)sum[2], (unsigned long long)sum[3], (double)sum[0] / (double)sum[3],
-           (unsigned long long)sum[4], (double)sum[0] / (double)sum[4]);
+    print_row("all", sum);
     dbset_free(set);
     free(set);
     return 0;
