@@ -16,10 +16,10 @@ LTO     := -flto=auto
 PGO     ?= 1
 DEVFLAGS := -g -O1 -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined
 
-CORE_SRC := $(filter-out gen/mpi.c,$(wildcard core/*.c db/*.c gen/*.c eval/*.c train/*.c))
+CORE_SRC := $(filter-out gen/mpi.c,$(wildcard core/*.c db/*.c gen/*.c eval/*.c engine/*.c train/*.c))
 CLI_SRC  := $(wildcard cli/*.c)
 TEST_SRC := $(wildcard tests/*.c)
-HEADERS  := $(wildcard core/*.h db/*.h gen/*.h eval/*.h train/*.h cli/*.h tests/*.h)
+HEADERS  := $(wildcard core/*.h db/*.h gen/*.h eval/*.h engine/*.h train/*.h cli/*.h tests/*.h)
 
 REL := build/rel
 DEV := build/dev

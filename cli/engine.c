@@ -5,7 +5,7 @@
 #include <unistd.h>
 
 #include "../core/notation.h"
-#include "../core/search.h"
+#include "../engine/search.h"
 #include "../core/variant.h"
 #include "cli.h"
 

@@ -12,7 +12,7 @@
 
 #include "../core/board.h"
 #include "../core/notation.h"
-#include "../core/search.h"
+#include "../engine/search.h"
 #include "../core/variant.h"
 #include "cli.h"
 

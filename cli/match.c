@@ -8,7 +8,7 @@
 #include "../core/board.h"
 #include "../core/notation.h"
 #include "../core/variant.h"
-#include "../eval/match.h"
+#include "../engine/match.h"
 #include "cli.h"
 
 static const char match_help[] =

@@ -6,9 +6,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../core/search.h"
+#include "../engine/search.h"
 #include "../db/probe.h"
-#include "../eval/match.h"
+#include "../engine/match.h"
 #include "../gen/gen.h"
 #include "helpers.h"
 

@@ -8,7 +8,7 @@
 #include <stdio.h>
 
 #include "../db/probe.h"
-#include "../eval/match.h"
+#include "../engine/match.h"
 
 typedef struct {
     int games;              /* self-play games per generation */

@@ -1,11 +1,11 @@
 /* Games between two players (weights through the search, or a random mover), openings, Elo,
  * and PDN: what `damas match` and self-play training share. */
-#ifndef DAMAS_EVAL_MATCH_H
-#define DAMAS_EVAL_MATCH_H
+#ifndef DAMAS_ENGINE_MATCH_H
+#define DAMAS_ENGINE_MATCH_H
 
 #include <stdio.h>
 
-#include "../core/search.h"
+#include "search.h"
 
 enum { MATCH_MAX_PLIES = 400 };
 

@@ -6,13 +6,13 @@
  * ends the game n plies from the root (-(SEARCH_WIN - n) for a loss). A search with only a
  * depth or node limit is deterministic: the same position, history and limits give the same
  * result from a new or cleared Search. */
-#ifndef DAMAS_CORE_SEARCH_H
-#define DAMAS_CORE_SEARCH_H
+#ifndef DAMAS_ENGINE_SEARCH_H
+#define DAMAS_ENGINE_SEARCH_H
 
 #include "../db/probe.h"
 #include "../eval/eval.h"
-#include "movegen.h"
-#include "position.h"
+#include "../core/movegen.h"
+#include "../core/position.h"
 
 enum {
     SEARCH_WIN = 30000,

@@ -4,8 +4,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "memory.h"
-#include "variant.h"
+#include "../core/memory.h"
+#include "../core/variant.h"
 
 enum { BOUND_UPPER = 1, BOUND_LOWER = 2, BOUND_EXACT = 3 };
 
