@@ -1,9 +1,6 @@
-/* damas hub: the Hub protocol, version 2 (Scan 3's protocol.txt), on standard input/output.
- *
- * Positions and moves use the variant's square numbers: `pos pos=` is the side to move
- * ('W'/'B') then one character per square in number order ('w', 'b', 'W', 'B', 'e'); a move
- * is "from-to", or "fromxto" followed by "x<square>" for each captured piece. The search runs
- * in its own thread so that `stop` and `ping` are answered while it thinks. */
+/* damas hub: the Hub protocol, version 2 (Scan 3's protocol.txt), on standard input/output,
+ * with positions and moves as engine/hub.h writes them. The search runs in its own thread so
+ * that `stop` and `ping` are answered while it thinks. */
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -12,6 +9,7 @@
 
 #include "../core/board.h"
 #include "../core/notation.h"
+#include "../engine/hub.h"
 #include "../engine/search.h"
 #include "../core/variant.h"
 #include "cli.h"
@@ -103,85 +101,11 @@ static void hub_say(Hub *h, const char *fmt, ...)
     va_end(ap);
 }
 
-/* The Hub text of move m. */
-static void hub_move(const Hub *h, const Move *m, char *buf, size_t len)
-{
-    char from[NOTATION_SQUARE_MAX], to[NOTATION_SQUARE_MAX];
-    notation_square_write(&h->v, m->from, NOTATION_NUMERIC, from);
-    notation_square_write(&h->v, m->to, NOTATION_NUMERIC, to);
-    size_t used = (size_t)snprintf(buf, len, "%s%c%s", from, m->captured ? 'x' : '-', to);
-    for (Bitboard c = m->captured; c && used < len; c &= c - 1) {
-        char sq[NOTATION_SQUARE_MAX];
-        notation_square_write(&h->v, __builtin_ctzll(c), NOTATION_NUMERIC, sq);
-        used += (size_t)snprintf(buf + used, len - used, "x%s", sq);
-    }
-}
-
-/* The legal move of pos written `text` in Hub form; false if none. */
-static bool hub_parse_move(const Hub *h, const Position *pos, const char *text, Move *out)
-{
-    MoveList list;
-    movegen_moves(pos, &h->v, &list);
-    for (int k = 0; k < list.count; k++) {
-        char buf[NOTATION_MOVE_MAX * 2];
-        hub_move(h, &list.moves[k], buf, sizeof buf);
-        /* Captured squares may come in any order: compare from, to and the set. */
-        if (!strcmp(buf, text)) {
-            *out = list.moves[k];
-            return true;
-        }
-        char want[NOTATION_MOVE_MAX * 2];
-        snprintf(want, sizeof want, "%s", text);
-        int sq[64], n = 0;
-        for (char *t = strtok(want, "x-"); t && n < 64; t = strtok(NULL, "x-"))
-            sq[n++] = atoi(t);
-        Bitboard captured = 0;
-        char label[NOTATION_SQUARE_MAX];
-        bool ok = n >= 2;
-        for (int i = 0; ok && i < n; i++) {
-            snprintf(label, sizeof label, "%d", sq[i]);
-            int bit;
-            const char *end;
-            if (notation_square_parse(&h->v, label, &bit, &end, NULL, 0) != DAMAS_OK) {
-                ok = false;
-            } else if (i == 0) {
-                ok = bit == list.moves[k].from;
-            } else if (i == 1) {
-                ok = bit == list.moves[k].to;
-            } else {
-                captured |= 1ull << bit;
-            }
-        }
-        if (ok && captured == list.moves[k].captured) {
-            *out = list.moves[k];
-            return true;
-        }
-    }
-    return false;
-}
-
 static bool hub_set_position(Hub *h, const char *text, const char *moves)
 {
-    const Board *b = board_get(h->v.rules.board_size);
-    if (!text || (int)strlen(text) != b->squares + 1 || (text[0] != 'W' && text[0] != 'B'))
-        return false;
     Position pos;
-    pos_clear(&pos, text[0] == 'W' ? WHITE : BLACK);
-    for (int k = 1; k <= b->squares; k++) {
-        char label[16];
-        snprintf(label, sizeof label, "%d", k & 63);
-        int bit;
-        const char *end;
-        if (notation_square_parse(&h->v, label, &bit, &end, NULL, 0) != DAMAS_OK)
-            return false;
-        char c = text[k];
-        if (c == 'w' || c == 'W')
-            pos_put(&pos, WHITE, bit, c == 'W');
-        else if (c == 'b' || c == 'B')
-            pos_put(&pos, BLACK, bit, c == 'B');
-        else if (c != 'e')
-            return false;
-    }
+    if (!hub_position_parse(&h->v, text, &pos))
+        return false;
     h->nhashes = 0;
     h->reversible = 0;
     if (moves && *moves) {
@@ -190,7 +114,7 @@ static bool hub_set_position(Hub *h, const char *text, const char *moves)
         char *save = NULL;
         for (char *t = strtok_r(buf, " ", &save); t; t = strtok_r(NULL, " ", &save)) {
             Move m;
-            if (!hub_parse_move(h, &pos, t, &m) || h->nhashes >= HUB_MAX_GAME)
+            if (!hub_move_parse(&h->v, &pos, t, &m) || h->nhashes >= HUB_MAX_GAME)
                 return false;
             bool king = (pos.kings >> m.from) & 1;
             h->reversible = king && !m.captured ? h->reversible + 1 : 0;
@@ -209,8 +133,8 @@ static void hub_report(void *ctx, const SearchInfo *info)
     char pv[4096] = "";
     size_t used = 0;
     for (int k = 0; k < info->pv_length && used + 64 < sizeof pv; k++) {
-        char m[NOTATION_MOVE_MAX * 2];
-        hub_move(h, &info->pv[k], m, sizeof m);
+        char m[HUB_MOVE_MAX];
+        hub_move_write(&h->v, &info->pv[k], m, sizeof m);
         used += (size_t)snprintf(pv + used, sizeof pv - used, "%s%s", k ? " " : "", m);
     }
     double score = info->score > SEARCH_WIN_MIN    ? 100.0 - (SEARCH_WIN - info->score) / 100.0
@@ -231,10 +155,10 @@ static void *hub_think(void *arg)
         hub_say(h, "done");
         return NULL;
     }
-    char move[NOTATION_MOVE_MAX * 2], ponder[NOTATION_MOVE_MAX * 2] = "";
-    hub_move(h, &info.pv[0], move, sizeof move);
+    char move[HUB_MOVE_MAX], ponder[HUB_MOVE_MAX] = "";
+    hub_move_write(&h->v, &info.pv[0], move, sizeof move);
     if (info.pv_length > 1) {
-        hub_move(h, &info.pv[1], ponder, sizeof ponder);
+        hub_move_write(&h->v, &info.pv[1], ponder, sizeof ponder);
         hub_say(h, "done move=%s ponder=%s", move, ponder);
     } else {
         hub_say(h, "done move=%s", move);

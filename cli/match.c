@@ -18,10 +18,14 @@ static const char match_help[] =
     "\n"
     "Plays N games between two players, each opening twice with the colours swapped, games in\n"
     "parallel, and prints the wins, draws and losses of A and the Elo difference A - B with its\n"
-    "95% interval (from the pairs' scores). A player is a weight file, 'default' (compiled-in\n"
-    "weights), 'material' (the defaults' material weights only) or 'random' (a uniformly random\n"
-    "legal mover). Openings: one FEN per line in FILE, or the built-in set (the positions a few\n"
-    "plies from the start, as many as there are game pairs, so no pair repeats another).\n";
+    "95% interval (from the pairs' scores). A player is a weight file, 'default' (the shipped\n"
+    "weights), 'builtin' (compiled-in weights), 'material' (their material weights only), 'random'\n"
+    "(a uniformly random legal mover) or 'hub:COMMAND', a Hub engine started by /bin/sh (another\n"
+    "damas, Scan, ...; one process per thread; it needs --time, and gets the same time a move).\n"
+    "Openings: one FEN per line in FILE, or the built-in set (the positions a few plies from the\n"
+    "start, as many as there are game pairs, so no pair repeats another).\n"
+    "\n"
+    "  damas match --variant russian --a default --b 'hub:/opt/damas-0.2/damas hub' --games 400 --time 0.1\n";
 
 static const char play_help[] =
     "usage: damas play --variant V [--optional-capture] [--weights W] [--db DIR] [--depth D | --time S]\n"
@@ -34,15 +38,25 @@ static const char play_help[] =
 
 typedef struct {
     const char *spec;
-    Weights *w;          /* NULL for random */
+    Weights *w;          /* NULL for random or a Hub engine */
+    const char *hub;     /* the command of a Hub engine */
 } PlayerSpec;
 
 static bool player_load(const char *spec, const Variant *v, PlayerSpec *p)
 {
     p->spec = spec;
     p->w = NULL;
+    p->hub = NULL;
     if (!strcmp(spec, "random"))
         return true;
+    if (!strncmp(spec, "hub:", 4)) {
+        p->hub = spec + 4;
+        if (!*p->hub) {
+            cli_error(CLI_USAGE, "'hub:' needs the engine's command, as in 'hub:/usr/local/bin/scan hub'");
+            return false;
+        }
+        return true;
+    }
     p->w = malloc(sizeof *p->w);
     if (!p->w) {
         cli_error(CLI_FAIL, "out of memory");
@@ -167,6 +181,11 @@ int cmd_match(int argc, char **argv)
         free(pa.w);
         return CLI_FAIL;
     }
+    if ((pa.hub || pb.hub) && (!limits.seconds || limits.nodes || limits.depth)) {
+        free(pa.w);
+        free(pb.w);
+        return cli_error(CLI_USAGE, "a Hub engine plays on time: give --time (and neither --nodes nor --depth)");
+    }
     Position *open = NULL;
     int nopen;
     if (openings) {
@@ -183,12 +202,15 @@ int cmd_match(int argc, char **argv)
     Game *played = malloc((size_t)games * sizeof *played);
     if (!played)
         return cli_error(CLI_FAIL, "out of memory for %llu games", (unsigned long long)games);
-    Player players[2] = {{a, pa.w}, {b, pb.w}};
+    Player players[2] = {{a, pa.w, pa.hub}, {b, pb.w, pb.hub}};
     MatchProgress progress = {cli_now(), (int)games};
     MatchResult r;
     if (match_run(&v, players, open, nopen, (int)games, &limits, (int)threads, seed, db, played, &r, match_progress,
-                  &progress) != DAMAS_OK)
-        return cli_error(CLI_FAIL, "out of memory for the searches");
+                  &progress, err, sizeof err) != DAMAS_OK) {
+        if (isatty(2))
+            fputc('\n', stderr);
+        return cli_error(CLI_FAIL, "%s", err);
+    }
     if (isatty(2))
         fputc('\n', stderr);
     int npairs = (int)(games / 2);

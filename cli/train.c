@@ -135,12 +135,13 @@ int cmd_train(int argc, char **argv)
     int nopen = match_openings_for(&v, (int)match_games / 2, openings, 4096);
     Weights *builtin = malloc(sizeof *builtin);
     cli_weights("builtin", &v, builtin);
-    Player players[2] = {{"trained", result}, {"builtin", builtin}};
+    Player players[2] = {{"trained", result, NULL}, {"builtin", builtin, NULL}};
     SearchLimits limits = {0, nodes, 0};
     MatchResult m;
+    char merr[1024];
     if (match_run(&v, players, openings, nopen, (int)match_games, &limits, (int)threads, seed + 1, db, NULL, &m, NULL,
-                  NULL) != DAMAS_OK)
-        return cli_error(CLI_FAIL, "out of memory for the final match");
+                  NULL, merr, sizeof merr) != DAMAS_OK)
+        return cli_error(CLI_FAIL, "the final match: %s", merr);
     time_t t = time(NULL);
     char date[32];
     strftime(date, sizeof date, "%Y-%m-%d %H:%M:%S UTC", gmtime(&t));

@@ -1,6 +1,7 @@
 #include "match.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -15,30 +16,35 @@ static uint64_t next_random(uint64_t *s)
     return x ^ (x >> 32);
 }
 
-void match_game(const Variant *v, const Position *start, const Player players[2], Search *searches[2],
-                const SearchLimits *limits, uint64_t seed, DbProbe *adjudicate, Game *out)
+int match_game(const Variant *v, const Position *start, const Player players[2], const Seat seats[2],
+               const SearchLimits *limits, uint64_t seed, DbProbe *adjudicate, Game *out, char *err, size_t errlen)
 {
     int db_pieces = adjudicate ? probe_pieces(adjudicate) : 0;
     out->start = *start;
     out->nmoves = 0;
+    out->result = RESULT_DRAW;
+    out->reason = "engine error";
     Position pos = *start;
     uint64_t hashes[MATCH_MAX_PLIES + 1];
     int reversible = 0;
-    for (int c = 0; c < 2; c++)
-        if (searches[c])
-            search_clear(searches[c]);
+    for (int c = 0; c < 2; c++) {
+        if (seats[c].search)
+            search_clear(seats[c].search);
+        if (seats[c].hub && hub_engine_new_game(seats[c].hub, err, errlen) != DAMAS_OK)
+            return DAMAS_ERR_ILLEGAL;
+    }
     for (;;) {
         GameEnd end = search_game_end(v, &pos, hashes, out->nmoves, reversible);
         if (end == GAME_LOST) {
             out->result = pos.side == WHITE ? RESULT_BLACK : RESULT_WHITE;
             out->reason = "no move";
-            return;
+            return DAMAS_OK;
         }
         if (end != GAME_GOES_ON || out->nmoves >= MATCH_MAX_PLIES) {
             out->result = RESULT_DRAW;
             out->reason = end == GAME_DRAWN_40_MOVES ? "40 moves" : end == GAME_DRAWN_REPETITION ? "repetition"
                                                                                                  : "move limit";
-            return;
+            return DAMAS_OK;
         }
         int wdl;
         if (db_pieces && pos_count(pos.pieces[0] | pos.pieces[1]) <= db_pieces && !movegen_has_capture(&pos, v) &&
@@ -46,17 +52,22 @@ void match_game(const Variant *v, const Position *start, const Player players[2]
             out->result = wdl == DB_DRAW ? RESULT_DRAW : (wdl == DB_WIN) == (pos.side == WHITE) ? RESULT_WHITE
                                                                                                : RESULT_BLACK;
             out->reason = "database";
-            return;
+            return DAMAS_OK;
         }
         Move m;
-        const Player *p = &players[pos.side];
-        if (!p->w) {
+        const Seat *seat = &seats[pos.side];
+        if (players[pos.side].hub) {
+            int rc = hub_engine_play(seat->hub, &out->start, out->moves, out->nmoves, limits->seconds, &m, err,
+                                     errlen);
+            if (rc != DAMAS_OK)
+                return rc;
+        } else if (!players[pos.side].w) {
             MoveList list;
             int n = movegen_moves(&pos, v, &list);
             m = list.moves[next_random(&seed) % (uint64_t)n];
         } else {
             SearchInfo info;
-            search_run(searches[pos.side], &pos, hashes, out->nmoves, reversible, limits, &info, NULL, NULL);
+            search_run(seat->search, &pos, hashes, out->nmoves, reversible, limits, &info, NULL, NULL);
             m = info.pv[0];
         }
         bool king = (pos.kings >> m.from) & 1;
@@ -74,35 +85,59 @@ int match_a_colour(const Position *openings, int nopen, int g)
     return g % 2 == 0 ? start->side : 1 - start->side;
 }
 
+/* Records the first error of a match's threads (later ones are consequences or alike). */
+static void first_error(int *failed, char *err, size_t errlen, const char *message)
+{
+#pragma omp critical(match_error)
+    if (!*failed) {
+        *failed = 1;
+        snprintf(err, errlen, "%s", message);
+    }
+}
+
 int match_run(const Variant *v, const Player players[2], const Position *openings, int nopen, int games,
               const SearchLimits *limits, int threads, uint64_t seed, DbProbe *db, Game *out, MatchResult *r,
-              void (*progress)(void *ctx, int done), void *ctx)
+              void (*progress)(void *ctx, int done), void *ctx, char *err, size_t errlen)
 {
-    int npairs = games / 2, done = 0;
+    int npairs = games / 2, done = 0, failed = 0;
     double *pair = calloc((size_t)(npairs ? npairs : 1), sizeof *pair);
     int8_t *score2 = calloc((size_t)(games ? games : 1), 1);   /* A's score, doubled */
-    bool failed = !pair || !score2;
+    if (!pair || !score2)
+        first_error(&failed, err, errlen, "out of memory for the match");
 #pragma omp parallel num_threads(threads) if (!failed)
     {
-        Search *mine[2] = {NULL, NULL};
-        for (int c = 0; c < 2; c++)
-            if (players[c].w && !(mine[c] = search_new(v, players[c].w, db, 16)))
-                failed = true;
+        char message[1024];
+        Seat mine[2] = {{NULL, NULL}, {NULL, NULL}};
+        for (int c = 0; c < 2; c++) {
+            if (players[c].hub) {
+                if (!(mine[c].hub = hub_engine_start(players[c].hub, v, message, sizeof message)))
+                    first_error(&failed, err, errlen, message);
+            } else if (players[c].w && !(mine[c].search = search_new(v, players[c].w, db, 16))) {
+                first_error(&failed, err, errlen, "out of memory for the searches");
+            }
+        }
         Game *game = malloc(sizeof *game);
-        failed |= !game;
+        if (!game)
+            first_error(&failed, err, errlen, "out of memory for the games");
 #pragma omp for schedule(dynamic, 1)
         for (int g = 0; g < games; g++) {
-            if (failed)
+            if (__atomic_load_n(&failed, __ATOMIC_RELAXED))
                 continue;
             const Position *start = &openings[(g / 2) % nopen];
             int a = match_a_colour(openings, nopen, g);
             Player seat[2];
-            Search *s[2];
+            Seat s[2];
             seat[a] = players[0];
             seat[1 - a] = players[1];
             s[a] = mine[0];
             s[1 - a] = mine[1];
-            match_game(v, start, seat, s, limits, seed * 1000003u + (uint64_t)g, db, game);
+            if (match_game(v, start, seat, s, limits, seed * 1000003u + (uint64_t)g, db, game, message,
+                           sizeof message) != DAMAS_OK) {
+                char where[1100];
+                snprintf(where, sizeof where, "game %d: %s", g + 1, message);
+                first_error(&failed, err, errlen, where);
+                continue;
+            }
             score2[g] = (int8_t)(game->result == RESULT_DRAW ? 1 : (game->result == RESULT_WHITE) == (a == WHITE) ? 2 : 0);
             if (out)
                 out[g] = *game;
@@ -112,8 +147,10 @@ int match_run(const Variant *v, const Player players[2], const Position *opening
             }
         }
         free(game);
-        for (int c = 0; c < 2; c++)
-            search_free(mine[c]);
+        for (int c = 0; c < 2; c++) {
+            search_free(mine[c].search);
+            hub_engine_close(mine[c].hub);
+        }
     }
     if (failed) {
         free(pair);

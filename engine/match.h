@@ -5,14 +5,22 @@
 
 #include <stdio.h>
 
+#include "hub.h"
 #include "search.h"
 
 enum { MATCH_MAX_PLIES = 400 };
 
 typedef struct {
     const char *name;        /* for PDN and reports */
-    const Weights *w;        /* NULL for the random mover */
+    const Weights *w;        /* damas with these weights; NULL for the random mover or a Hub engine */
+    const char *hub;         /* a Hub engine's command line (engine/hub.h), or NULL */
 } Player;
+
+/* What plays one colour of a game: a damas search, a Hub engine, or neither (random mover). */
+typedef struct {
+    Search *search;
+    HubEngine *hub;
+} Seat;
 
 typedef enum { RESULT_WHITE = 1, RESULT_DRAW = 0, RESULT_BLACK = -1 } GameResult;
 
@@ -24,14 +32,15 @@ typedef struct {
     const char *reason;      /* "no move", "40 moves", "repetition", "move limit", "database" */
 } Game;
 
-/* Plays one game from start: `players[c]` plays colour c; each search is limited by
- * `limits`; the random mover draws from `seed`. `searches[c]` are the players' Search objects
- * (cleared before the game; may be NULL for the random mover). Ends on no move (loss), the
- * 40-move rule, a third repetition, MATCH_MAX_PLIES (a draw), or, with `adjudicate`, as soon as
- * the database covers a position without a capture to make (its value decides). Deterministic
- * for node or depth limits. */
-void match_game(const Variant *v, const Position *start, const Player players[2], Search *searches[2],
-                const SearchLimits *limits, uint64_t seed, DbProbe *adjudicate, Game *out);
+/* Plays one game from start: `players[c]` plays colour c from `seats[c]` (its Search, cleared
+ * before the game, or its Hub engine, told a new game starts); each move is limited by
+ * `limits` (a Hub engine gets limits->seconds); the random mover draws from `seed`. Ends on no
+ * move (loss), the 40-move rule, a third repetition, MATCH_MAX_PLIES (a draw), or, with
+ * `adjudicate`, as soon as the database covers a position without a capture to make (its value
+ * decides). Deterministic for node or depth limits without Hub engines. Returns DAMAS_OK, or
+ * the error of a Hub engine that failed (with a message; *out then holds the game so far). */
+int match_game(const Variant *v, const Position *start, const Player players[2], const Seat seats[2],
+               const SearchLimits *limits, uint64_t seed, DbProbe *adjudicate, Game *out, char *err, size_t errlen);
 
 typedef struct {
     int games, wins, draws, losses;   /* of player A */
@@ -40,12 +49,14 @@ typedef struct {
 
 /* Plays `games` (even) games between A = players[0] and B = players[1] on `threads` threads:
  * game 2k starts from openings[k % nopen] with A to move first, game 2k + 1 from the same
- * opening with B. Searches get `db` (may be NULL) and adjudicate with it. Fills *r, and
- * out[0..games) if out is not NULL. `progress` (may be NULL) is called after each game with the
- * number done. Returns DAMAS_OK, or DAMAS_ERR_RANGE if memory runs out. */
+ * opening with B. Searches get `db` (may be NULL) and adjudicate with it; each thread starts
+ * its own process of a Hub engine. Fills *r, and out[0..games) if out is not NULL. `progress`
+ * (may be NULL) is called after each game with the number done. Returns DAMAS_OK, or an
+ * error with a message: memory ran out, or a Hub engine could not be started or failed in a
+ * game (the match stops there: a result with forfeits in it would not measure the engines). */
 int match_run(const Variant *v, const Player players[2], const Position *openings, int nopen, int games,
               const SearchLimits *limits, int threads, uint64_t seed, DbProbe *db, Game *out, MatchResult *r,
-              void (*progress)(void *ctx, int done), void *ctx);
+              void (*progress)(void *ctx, int done), void *ctx, char *err, size_t errlen);
 
 /* The colour A plays in game g of match_run. */
 int match_a_colour(const Position *openings, int nopen, int g);

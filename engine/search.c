@@ -1,5 +1,6 @@
 #include "search.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -8,6 +9,12 @@
 #include "../core/variant.h"
 
 enum { BOUND_UPPER = 1, BOUND_LOWER = 2, BOUND_EXACT = 3 };
+
+/* The half-width of the first aspiration window, in hundredths of a man. */
+enum { SEARCH_ASPIRATION = 20 };
+
+/* No iteration starts after this share of the time allowed. */
+static const double SEARCH_TIME_SOFT = 0.45;
 
 /* The evaluation cache: 2^16 entries of 8 bytes, small enough to stay in the L2 cache. */
 enum { EVAL_CACHE_BITS = 16 };
@@ -31,6 +38,7 @@ struct Search {
     uint64_t tt_mask;
     uint64_t evals[1 << EVAL_CACHE_BITS];   /* hash's high bits | evaluation, 0 when empty */
     int history[64][64];
+    int8_t lmr[64][64];                        /* reduction by depth and move number */
     Move killer[SEARCH_MAX_PLY][2];
     MoveList lists[SEARCH_MAX_PLY + 1];
     int order[SEARCH_MAX_PLY + 1][MOVELIST_MAX];
@@ -72,6 +80,9 @@ Search *search_new(const Variant *v, const Weights *w, DbProbe *db, size_t tt_mb
     s->v = v;
     s->w = w;
     eval_prepare(w, &s->table);
+    for (int d = 0; d < 64; d++)
+        for (int k = 0; k < 64; k++)
+            s->lmr[d][k] = (int8_t)(d && k ? 0.5 + log(d) * log(k) / 2.25 : 0);
     s->db = db;
     s->db_pieces = db ? probe_pieces(db) : 0;
     return s;
@@ -159,6 +170,20 @@ static int move_order_score(const Search *s, const Move *m, const Move *tt_move,
     return s->history[m->from][m->to];
 }
 
+/* Late-move reduction of the k-th move m (pos is the position after it): the quiet moves
+ * ordered after the table move and the killers are searched shallower, more so the later they
+ * come and the deeper the node, unless they promote or give the opponent a capture (exchanges
+ * and sacrifices are where draughts tactics live). A reduced move that beats alpha is searched
+ * again at full depth. */
+static int reduction(const Search *s, const Position *pos, const Move *m, int depth, int k, bool pv_node,
+                     bool capture)
+{
+    if (capture || depth < 3 || k < 3 || (m->flags & MOVE_PROMOTES) || movegen_has_capture(pos, s->v))
+        return 0;
+    int r = s->lmr[depth < 64 ? depth : 63][k < 64 ? k : 63] - pv_node;
+    return r < 0 ? 0 : r > depth - 2 ? depth - 2 : r;
+}
+
 static int negamax(Search *s, Position *pos, int alpha, int beta, int depth, int ply, int reversible)
 {
     s->nodes++;
@@ -217,6 +242,7 @@ static int negamax(Search *s, Position *pos, int alpha, int beta, int depth, int
     /* A forced move (one legal move) or a capture beyond the horizon costs no depth. */
     int next_depth = n == 1 || (capture && depth <= 0) ? depth : depth - 1;
     int best = -SEARCH_WIN - 1, original_alpha = alpha;
+    bool pv_node = beta - alpha > 1;
     Move best_move = list->moves[order[0]];
     for (int k = 0; k < n; k++) {
         const Move m = s->lists[ply].moves[s->order[ply][k]];
@@ -233,7 +259,10 @@ static int negamax(Search *s, Position *pos, int alpha, int beta, int depth, int
         if (k == 0) {
             score = -negamax(s, pos, -beta, -alpha, next_depth, ply + 1, child_reversible);
         } else {
-            score = -negamax(s, pos, -alpha - 1, -alpha, next_depth, ply + 1, child_reversible);
+            int r = reduction(s, pos, &m, depth, k, pv_node, capture);
+            score = -negamax(s, pos, -alpha - 1, -alpha, next_depth - r, ply + 1, child_reversible);
+            if (r && score > alpha)
+                score = -negamax(s, pos, -alpha - 1, -alpha, next_depth, ply + 1, child_reversible);
             if (score > alpha && score < beta)
                 score = -negamax(s, pos, -beta, -alpha, next_depth, ply + 1, child_reversible);
         }
@@ -278,6 +307,27 @@ static int negamax(Search *s, Position *pos, int alpha, int beta, int depth, int
     return best;
 }
 
+/* An iteration at the root: from the fourth on, in a window around the last score that widens
+ * on each side it fails (aspiration), since most iterations move the score little. */
+static int root_search(Search *s, Position *pos, int depth, int last, int reversible)
+{
+    if (depth < 4 || last > SEARCH_WIN_MIN || last < -SEARCH_WIN_MIN)
+        return negamax(s, pos, -SEARCH_WIN - 1, SEARCH_WIN + 1, depth, 0, reversible);
+    int delta = SEARCH_ASPIRATION, alpha = last - delta, beta = last + delta;
+    for (;;) {
+        int score = negamax(s, pos, alpha, beta, depth, 0, reversible);
+        if (s->stop)
+            return score;
+        if (score <= alpha)
+            alpha = score - delta < -SEARCH_WIN_MIN ? -SEARCH_WIN - 1 : score - delta;
+        else if (score >= beta)
+            beta = score + delta > SEARCH_WIN_MIN ? SEARCH_WIN + 1 : score + delta;
+        else
+            return score;
+        delta *= 2;
+    }
+}
+
 int search_run(Search *s, const Position *root, const uint64_t *history, int nhistory, int reversible,
                const SearchLimits *limits, SearchInfo *out, void (*report)(void *ctx, const SearchInfo *info),
                void *ctx)
@@ -303,9 +353,12 @@ int search_run(Search *s, const Position *root, const uint64_t *history, int nhi
         return 0;
     }
     int max_depth = limits->depth > 0 && limits->depth < SEARCH_MAX_PLY - 1 ? limits->depth : SEARCH_MAX_PLY - 1;
+    /* A forced move in a timed game is played at once: one iteration gives it a score. */
+    if (n == 1 && limits->seconds > 0)
+        max_depth = 1;
     Position pos = *root;
     for (int depth = 1; depth <= max_depth; depth++) {
-        int score = negamax(s, &pos, -SEARCH_WIN - 1, SEARCH_WIN + 1, depth, 0, reversible);
+        int score = root_search(s, &pos, depth, out->score, reversible);
         if (s->stop && depth > 1)
             break;
         out->score = score;
@@ -318,6 +371,10 @@ int search_run(Search *s, const Position *root, const uint64_t *history, int nhi
         if (report)
             report(ctx, out);
         if (s->stop || score > SEARCH_WIN_MIN || score < -SEARCH_WIN_MIN)
+            break;
+        /* The next iteration takes a few times this one: one begun past half the time would
+         * most likely be cut off before it changes the move. */
+        if (s->deadline > 0 && now() - s->start > limits->seconds * SEARCH_TIME_SOFT)
             break;
     }
     out->nodes = s->nodes;

@@ -141,12 +141,12 @@ Test(search, beats_a_random_mover_in_at_least_95_percent_of_games, .timeout = 12
         for (int g = 0; g < games; g++) {
             const Position *start = &openings[(g / 2) % nopen];
             int engine = g % 2 ? start->side : 1 - start->side;
-            players[engine] = (Player){"default", w};
-            players[1 - engine] = (Player){"random", NULL};
-            Search *searches[2] = {NULL, NULL};
-            searches[engine] = s;
+            players[engine] = (Player){"default", w, NULL};
+            players[1 - engine] = (Player){"random", NULL, NULL};
+            Seat seats[2] = {{NULL, NULL}, {NULL, NULL}};
+            seats[engine].search = s;
             Game *game = malloc(sizeof *game);
-            match_game(&v, start, players, searches, &limits, (uint64_t)g, NULL, game);
+            cr_assert_eq(match_game(&v, start, players, seats, &limits, (uint64_t)g, NULL, game, NULL, 0), DAMAS_OK);
             score += game->result == RESULT_DRAW ? 0.5 : (game->result == RESULT_WHITE) == (engine == WHITE);
             free(game);
         }

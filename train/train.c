@@ -249,9 +249,9 @@ int train_run(const Variant *v, const Weights *start, const TrainOptions *o, con
             for (int g = 0; g < o->games; g++) {
                 if (failed)
                     continue;
-                Player self[2] = {{"self", current}, {"self", current}};
-                Search *both[2] = {s, s};
-                match_game(v, &starts[g], self, both, &limits, seed + (uint64_t)g, o->db, &games[g]);
+                Player self[2] = {{"self", current, NULL}, {"self", current, NULL}};
+                Seat both[2] = {{s, NULL}, {s, NULL}};
+                match_game(v, &starts[g], self, both, &limits, seed + (uint64_t)g, o->db, &games[g], NULL, 0);
             }
             search_free(s);
         }
@@ -280,11 +280,15 @@ int train_run(const Variant *v, const Weights *start, const TrainOptions *o, con
         r.heldout_loss = train_fit(candidate, train.s, train.n, held.s, held.n, o->epochs, scale, frozen, 1, seed,
                                    &r.train_loss);
         report(hooks, &r, "match", t0);
-        Player players[2] = {{"new", candidate}, {"current", current}};
+        Player players[2] = {{"new", candidate, NULL}, {"current", current, NULL}};
         MatchResult m;
-        if (nmatch == 0 || match_run(v, players, match_open, nmatch, o->match_games, &limits, o->threads, seed, o->db,
-                                     NULL, &m, NULL, NULL) != DAMAS_OK) {
+        if (nmatch == 0) {
             snprintf(err, errlen, "out of memory for the match");
+            rc = DAMAS_ERR_RANGE;
+            break;
+        }
+        if (match_run(v, players, match_open, nmatch, o->match_games, &limits, o->threads, seed, o->db, NULL, &m,
+                      NULL, NULL, err, errlen) != DAMAS_OK) {
             rc = DAMAS_ERR_RANGE;
             break;
         }
