@@ -32,7 +32,7 @@ static const char bench_help[] =
     "count changes only when the search's behaviour changes.\n";
 
 /* The shipped weights of v: $DAMAS_WEIGHTS/<variant>.h5, else eval/weights/<variant>.h5 in
- * the binary's directory; false if there are none (or they cannot be read). */
+ * the binary's directory; false if there are none, or (with a warning) if they cannot be read. */
 static bool shipped_weights(const Variant *v, Weights *out)
 {
     char path[4096], exe[4096];
@@ -50,7 +50,13 @@ static bool shipped_weights(const Variant *v, Weights *out)
         snprintf(path, sizeof path, "%.2000s/eval/weights/%.32s.h5", exe, v->name);
     }
     char err[1024];
-    return access(path, R_OK) == 0 && weights_load(path, v, out, err, sizeof err) == DAMAS_OK;
+    if (access(path, R_OK) != 0)
+        return false;
+    if (weights_load(path, v, out, err, sizeof err) != DAMAS_OK) {
+        fprintf(stderr, "warning: %s; using the compiled-in weights\n", err);
+        return false;
+    }
+    return true;
 }
 
 bool cli_weights(const char *arg, const Variant *v, Weights *out)
@@ -67,15 +73,12 @@ bool cli_weights(const char *arg, const Variant *v, Weights *out)
     }
     if (!strcmp(arg, "material")) {
         /* The defaults' material only: a baseline to measure the other terms against. */
-        Weights d;
-        weights_default(v, &d);
-        memset(out, 0, sizeof *out);
-        out->layout = d.layout;
-        memcpy(out->variant, d.variant, sizeof out->variant);
+        weights_default(v, out);
         snprintf(out->provenance, sizeof out->provenance, "material only");
+        const EvalLayout *l = &out->layout;
         for (int p = 0; p < 2; p++)
-            for (int i = 0; i < d.layout.length[EVAL_MATERIAL]; i++)
-                out->w[p][d.layout.offset[EVAL_MATERIAL] + i] = d.w[p][d.layout.offset[EVAL_MATERIAL] + i];
+            for (int i = l->offset[EVAL_MATERIAL] + l->length[EVAL_MATERIAL]; i < l->n; i++)
+                out->w[p][i] = 0;
         return true;
     }
     if (weights_load(arg, v, out, err, sizeof err) != DAMAS_OK) {

@@ -10,39 +10,38 @@
 #include "../core/variant.h"
 
 const char *const eval_group_names[EVAL_GROUPS] = {
-    "material", "man_square", "king_square", "structure", "back_rank", "king_mobility", "runaway", "patterns",
+    "material", "man_square", "king_square", "structure", "back_rank", "king_mobility", "runaway", "regions",
 };
-
-enum { PATTERN_STATES = 81, MAX_DIAMONDS = 64 };
 
 /* Geometry the features need, per board size, from the view of a side moving up. */
 typedef struct {
     const Board *b;
     Bitboard cone[64];          /* squares a man on this bit could still pass through */
     Bitboard left;              /* files a..(size/2 - 1) */
-    int ndiamonds;
-    struct {
-        Bitboard mask;
-        int8_t bit[4];                 /* top, lower left, lower right, bottom */
-        int8_t row;                    /* of the top */
-    } diamond[MAX_DIAMONDS];
+    int nregions;
+    Bitboard region[EVAL_MAX_REGIONS];
     EvalLayout layout;
 } Geometry;
 
-/* base3[x]: the 4-bit set x read as base-3 digits 0/1 (bit k -> 3^k). */
-static const uint8_t base3[16] = {0, 1, 3, 4, 9, 10, 12, 13, 27, 28, 30, 31, 36, 37, 39, 40};
+/* base3[x]: the 8-bit set x read as base-3 digits 0/1 (bit k -> 3^k). */
+static uint16_t base3[256];
 
-/* The 4 bits of `set` on the diamond's squares, in the order top, left, right, bottom (which
- * is also their order as bits, so pext gives it directly). */
-static inline int diamond_bits(const int8_t *d, Bitboard mask, Bitboard set)
+/* The men of `set` on region mask's squares as 8 bits, in bit order. */
+static inline int region_bits(Bitboard mask, Bitboard set)
 {
 #ifdef __BMI2__
-    (void)d;
     return (int)__builtin_ia32_pext_di(set, mask);
 #else
-    (void)mask;
-    return (int)((set >> d[0] & 1) | (set >> d[1] & 1) << 1 | (set >> d[2] & 1) << 2 | (set >> d[3] & 1) << 3);
+    int bits = 0, k = 0;
+    for (; mask; mask &= mask - 1, k++)
+        bits |= (int)((set >> __builtin_ctzll(mask)) & 1) << k;
+    return bits;
 #endif
+}
+
+static inline int region_state(Bitboard mask, Bitboard own, Bitboard opp)
+{
+    return base3[region_bits(mask, own)] + 2 * base3[region_bits(mask, opp)];
 }
 
 static Geometry geometry[2];
@@ -67,21 +66,22 @@ static void geometry_init(void)
                 if (dr > 0 && df <= dr && -df <= dr)
                     x->cone[bit] |= 1ull << other;
             }
-            /* A diamond: this square, its two lower neighbours and the square below both. */
-            int dl = bit + b->step[DIR_DL], dr2 = bit + b->step[DIR_DR], bottom = dl + b->step[DIR_DR];
-            if (dl < 64 && dr2 < 64 && bottom < 64 && b->bit_square[dl] >= 0 && b->bit_square[dr2] >= 0 &&
-                b->bit_square[bottom] >= 0 && ((1ull << dl) & b->all) && ((1ull << dr2) & b->all) &&
-                ((1ull << bottom) & b->all) && b->bit_row[bottom] == r + 2 && x->ndiamonds < MAX_DIAMONDS) {
-                int8_t *d = x->diamond[x->ndiamonds].bit;
-                d[0] = (int8_t)bit;
-                d[1] = (int8_t)dl;
-                d[2] = (int8_t)dr2;
-                d[3] = (int8_t)bottom;
-                x->diamond[x->ndiamonds].mask = 1ull << bit | 1ull << dl | 1ull << dr2 | 1ull << bottom;
-                x->diamond[x->ndiamonds++].row = (int8_t)r;
-            }
         }
+        /* The 4x4 blocks with a corner on an even row and file: a set that the 180-degree
+         * rotation maps onto itself, so both sides' views index the same regions. */
+        for (int r0 = 0; r0 + 3 < b->size; r0 += 2)
+            for (int f0 = 0; f0 + 3 < b->size; f0 += 2) {
+                Bitboard mask = 0;
+                for (int bit = 0; bit < 64; bit++)
+                    if (b->bit_square[bit] >= 0 && b->bit_row[bit] >= r0 && b->bit_row[bit] < r0 + 4 &&
+                        b->bit_file[bit] >= f0 && b->bit_file[bit] < f0 + 4)
+                        mask |= 1ull << bit;
+                x->region[x->nregions++] = mask;
+            }
     }
+    for (int x = 0; x < 256; x++)
+        for (int k = 0, p = 1; k < 8; k++, p *= 3)
+            base3[x] += (uint16_t)(x >> k & 1) * p;
 }
 
 static const Geometry *geometry_of(int board_size)
@@ -90,10 +90,25 @@ static const Geometry *geometry_of(int board_size)
     return &geometry[board_size == 10];
 }
 
+int eval_regions(int board_size)
+{
+    return geometry_of(board_size)->nregions;
+}
+
+Bitboard eval_region_mask(int board_size, int r)
+{
+    return geometry_of(board_size)->region[r];
+}
+
+int eval_region_index(int board_size, int r, Bitboard own, Bitboard opp)
+{
+    return region_state(geometry_of(board_size)->region[r], own, opp);
+}
+
 void eval_layout(int board_size, EvalLayout *out)
 {
-    int width = board_size / 2, n = board_size * width;
-    int length[EVAL_GROUPS] = {2, n, n, 2, 1 << width, 1, board_size, (board_size - 2) * PATTERN_STATES};
+    int width = board_size / 2, n = board_size * width, side = (board_size - 2) / 2;
+    int length[EVAL_GROUPS] = {2, n, n, 2, 1 << width, 1, board_size, side * side * EVAL_REGION_STATES};
     out->board_size = board_size;
     out->n = 0;
     for (int g = 0; g < EVAL_GROUPS; g++) {
@@ -105,6 +120,7 @@ void eval_layout(int board_size, EvalLayout *out)
 
 /* Both phases in one register: {opening, endgame}. */
 typedef double Phases __attribute__((vector_size(16)));
+typedef float Floats2 __attribute__((vector_size(8)));
 
 /* Where features go: summed straight into the two phases' scores (evaluation: f is NULL), or
  * listed (training, per-group reports). A side's features are summed from its own view and
@@ -136,7 +152,7 @@ INLINE void add(Sink *s, int index, int value)
     if (!s->f) {
         s->sum += weighted(&s->t->weight[index], value);
     } else if (value != 0 && s->f->n < EVAL_MAX_FEATURES) {
-        s->f->index[s->f->n] = (uint16_t)index;
+        s->f->index[s->f->n] = (uint32_t)index;
         s->f->value[s->f->n++] = (int16_t)(s->sign * value);
     }
 }
@@ -158,7 +174,7 @@ static int king_moves(const Board *b, Bitboard kings, Bitboard empty, bool flyin
 /* The features of the side whose men are `men` and kings `kings` (moving up), against `opp`,
  * added with sign `sign`. Inlined in the evaluation and in the listing, each its own copy. */
 INLINE void side_features(const Variant *v, const Geometry *g, const EvalLayout *l, Bitboard men, Bitboard kings,
-                          Bitboard opp, int sign, Sink *sink)
+                          Bitboard opp_men, Bitboard opp, int sign, Sink *sink)
 {
     /* Local sums, so that they stay in registers; the patterns in a sum of their own, so that
      * two chains of additions run side by side. */
@@ -191,20 +207,15 @@ INLINE void side_features(const Variant *v, const Geometry *g, const EvalLayout 
     if (kings)
         add(f, l->offset[EVAL_KING_MOBILITY], king_moves(b, kings, b->all & ~occupied, v->rules.flying_kings));
     if (!f->f) {
-        /* The prepared table holds the weight of the diamond's state, 0 for the empty one. */
-        for (int d = 0; d < g->ndiamonds; d++) {
-            patterns.sum += phases_of(&f->t->pattern[g->diamond[d].row]
-                                                    [diamond_bits(g->diamond[d].bit, g->diamond[d].mask, own) |
-                                                     diamond_bits(g->diamond[d].bit, g->diamond[d].mask, opp) << 4]);
+        for (int r = 0; r < g->nregions; r++) {
+            Floats2 w;
+            memcpy(&w, f->t->region[r][region_state(g->region[r], men, opp_men)], sizeof w);
+            patterns.sum += __builtin_convertvector(w, Phases);
         }
     } else {
-        /* The empty diamond counts 0 (its weight would only shift every score). */
-        for (int d = 0; d < g->ndiamonds; d++) {
-            int index = base3[diamond_bits(g->diamond[d].bit, g->diamond[d].mask, own)] +
-                        2 * base3[diamond_bits(g->diamond[d].bit, g->diamond[d].mask, opp)];
-            add(&patterns, l->offset[EVAL_PATTERNS] + g->diamond[d].row * PATTERN_STATES + index,
-                (g->diamond[d].mask & occupied) != 0);
-        }
+        for (int r = 0; r < g->nregions; r++)
+            add(&patterns, l->offset[EVAL_REGIONS] + r * EVAL_REGION_STATES + region_state(g->region[r], men, opp_men),
+                1);
     }
     sink->sum += sign * (local.sum + patterns.sum);
 }
@@ -225,9 +236,9 @@ INLINE float features(const Variant *v, const Position *pos, Sink *sink)
     for (int c = 0; c < 2; c++) {
         int sign = c == pos->side ? 1 : -1;
         if (c == WHITE)
-            side_features(v, g, l, men[0], kings[0], men[1] | kings[1], sign, sink);
+            side_features(v, g, l, men[0], kings[0], men[1], men[1] | kings[1], sign, sink);
         else
-            side_features(v, g, l, rmen[1], rkings[1], rmen[0] | rkings[0], sign, sink);
+            side_features(v, g, l, rmen[1], rkings[1], rmen[0], rmen[0] | rkings[0], sign, sink);
     }
     int start = 2 * (v->rules.board_size == 10 ? 20 : 12);
     int material = pos_count(pos->pieces[0] | pos->pieces[1]) + pos_count(pos->kings);
@@ -257,17 +268,13 @@ static double blend(const Weights *w, const EvalFeatures *f, int from, int to)
 void eval_prepare(const Weights *w, EvalTable *out)
 {
     const EvalLayout *l = &w->layout;
-    _Static_assert(EVAL_PATTERN_ROWS >= 10 - 2, "a row of pattern tables per top row of a diamond");
-    for (int i = 0; i < l->n; i++)
+    int regions = l->offset[EVAL_REGIONS];
+    for (int i = 0; i < regions; i++)
         out->weight[i] = (EvalPair){w->w[0][i], w->w[1][i]};
-    for (int row = 0; row < l->board_size - 2; row++)
-        for (int code = 0; code < 256; code++) {
-            int own = code & 15, opp = code >> 4;
-            out->pattern[row][code] =
-                    !code || (own & opp) ? (EvalPair){0, 0}
-                                         : out->weight[l->offset[EVAL_PATTERNS] + row * PATTERN_STATES + base3[own] +
-                                                       2 * base3[opp]];
-        }
+    for (int i = 0; i < l->length[EVAL_REGIONS]; i++) {
+        out->region[i / EVAL_REGION_STATES][i % EVAL_REGION_STATES][0] = w->w[0][regions + i];
+        out->region[i / EVAL_REGION_STATES][i % EVAL_REGION_STATES][1] = w->w[1][regions + i];
+    }
 }
 
 int eval_prepared(const EvalTable *t, const Variant *v, const Position *pos)
@@ -279,9 +286,10 @@ int eval_prepared(const EvalTable *t, const Variant *v, const Position *pos)
 
 int eval_position(const Weights *w, const Variant *v, const Position *pos)
 {
-    EvalTable t;   /* 96 KiB, on the stack: this is for occasional evaluations */
-    eval_prepare(w, &t);
-    return eval_prepared(&t, v, pos);
+    /* For occasional evaluations: the listed features, summed as the training sums them. */
+    EvalFeatures f;
+    eval_features(v, pos, &f);
+    return (int)lrint(blend(w, &f, 0, w->layout.n));
 }
 
 void eval_by_group(const Weights *w, const Variant *v, const Position *pos, double out[EVAL_GROUPS])

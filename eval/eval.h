@@ -3,13 +3,20 @@
  *
  * Every feature is counted from one side's view (its men moving up the board) and the
  * evaluation is the side to move's features minus the opponent's, so it is antisymmetric.
- * Scores are in hundredths of a man. Weight files are HDF5 (docs/FORMAT.md). */
+ * Scores are in hundredths of a man. Weight files are HDF5 (docs/FORMAT.md).
+ *
+ * Feature set 2 scans the board with overlapping regions, as Scan does: every 4x4 block of the
+ * board whose corner is on an even row and file (16 on 10x10, 9 on 8x8), 8 dark squares each,
+ * and every configuration of a region's men (empty / own man / opponent man: 3^8 = 6,561)
+ * has a weight of its own, per region and phase (209,952 region weights on 10x10, 118,098 on
+ * 8x8). Kings are left out of the regions; they have their own groups. */
 #ifndef DAMAS_EVAL_EVAL_H
 #define DAMAS_EVAL_EVAL_H
 
 #include "../core/types.h"
 
-enum { EVAL_FEATURE_SET = 1 };
+enum { EVAL_FEATURE_SET = 2 };
+#define EVAL_FEATURE_SET_NAME "4x4 regions of men"
 
 /* Feature groups, in weight-vector order. */
 typedef enum {
@@ -20,11 +27,18 @@ typedef enum {
     EVAL_BACK_RANK,      /* one weight per configuration of own men on the own back row */
     EVAL_KING_MOBILITY,  /* squares the kings can move to */
     EVAL_RUNAWAY,        /* a man with a free path to promotion, by rows left to go */
-    EVAL_PATTERNS,       /* per top row, a weight per state (empty/own/opponent) of a 4-square diamond */
+    EVAL_REGIONS,        /* per region, a weight per configuration of its men */
     EVAL_GROUPS
 } EvalGroup;
 
-enum { EVAL_MAX_WEIGHTS = 4096, EVAL_MAX_FEATURES = 320 };
+enum {
+    EVAL_REGION_SQUARES = 8,
+    EVAL_REGION_STATES = 6561,           /* 3^8 */
+    EVAL_MAX_REGIONS = 16,
+    EVAL_MAX_SMALL = 256,                /* the weights of every group but the regions */
+    EVAL_MAX_WEIGHTS = EVAL_MAX_SMALL + EVAL_MAX_REGIONS * EVAL_REGION_STATES,
+    EVAL_MAX_FEATURES = 320,
+};
 
 typedef struct {
     int board_size;
@@ -50,7 +64,7 @@ typedef struct {
 typedef struct {
     char variant[32];                /* the variant these weights were made for */
     EvalLayout layout;
-    float w[2][EVAL_MAX_WEIGHTS];    /* [0] opening, [1] endgame */
+    float w[2][EVAL_MAX_WEIGHTS];    /* [0] opening, [1] endgame (840 KB: allocate, do not copy often) */
     char provenance[512];            /* free text: how they were made */
     WeightsMeta meta;
 } Weights;
@@ -70,7 +84,7 @@ int weights_save(const char *path, const Weights *w, char *err, size_t errlen);
  * (1 - phase) * w[1][index[k]]). */
 typedef struct {
     int n;
-    uint16_t index[EVAL_MAX_FEATURES];
+    uint32_t index[EVAL_MAX_FEATURES];
     int16_t value[EVAL_MAX_FEATURES];
     float phase;                     /* 1 at the start, 0 with nothing left */
 } EvalFeatures;
@@ -78,30 +92,41 @@ typedef struct {
 /* The features of pos for its side to move (own features minus the opponent's). */
 void eval_features(const Variant *v, const Position *pos, EvalFeatures *out);
 
-/* The evaluation of pos for its side to move, in hundredths of a man. Thread-safe. It lays
- * the weights out first (eval_prepare): a caller that evaluates many positions with the same
- * weights, like the search, prepares them once and calls eval_prepared. */
+/* The evaluation of pos for its side to move, in hundredths of a man: the weighted sum of the
+ * listed features, rounded, as the training computes it. Thread-safe. For occasional use: a
+ * caller that evaluates many positions with the same weights, like the search, prepares them
+ * once (eval_prepare) and calls eval_prepared. */
 int eval_position(const Weights *w, const Variant *v, const Position *pos);
 
-/* The weights laid out for evaluation: weight i's two phases side by side (as doubles, the
- * precision the evaluation sums in), and the pattern weights by top row and the diamond's own
- * and opponent squares as two 4-bit sets, so that a pattern costs one lookup. */
+/* The weights laid out for evaluation: weight i of the small groups with its two phases side by
+ * side (as doubles, the precision the evaluation sums in), and the region weights by region and
+ * configuration as float pairs (half the size: they are most of the table, and the cache holds
+ * more of them). */
 typedef struct {
     _Alignas(16) double opening;
     double endgame;
 } EvalPair;
 
-enum { EVAL_PATTERN_ROWS = 8 };
-
 typedef struct {
-    EvalPair weight[EVAL_MAX_WEIGHTS];                /* {w[0][i], w[1][i]} */
-    EvalPair pattern[EVAL_PATTERN_ROWS][256];         /* [top row][own | opponent << 4]; 0 when empty */
+    EvalPair weight[EVAL_MAX_SMALL];                                 /* {w[0][i], w[1][i]} */
+    _Alignas(8) float region[EVAL_MAX_REGIONS][EVAL_REGION_STATES][2];  /* {opening, endgame} */
 } EvalTable;
 
-/* Lays w out into *out (for positions of w's board size). Redo it after changing w. */
+/* The regions of a board size: how many, and the bits of region r's squares. */
+int eval_regions(int board_size);
+Bitboard eval_region_mask(int board_size, int r);
+
+/* The configuration of region r given one side's men `own` and the opponent's `opp` (in that
+ * side's view, moving up): sum over the region's squares k, in bit order, of 3^k times 0
+ * (empty or a king), 1 (own man) or 2 (opponent man). */
+int eval_region_index(int board_size, int r, Bitboard own, Bitboard opp);
+
+/* Lays w out into *out (for positions of w's board size). Redo it after changing w. The
+ * table is about 0.9 MB: allocate it. */
 void eval_prepare(const Weights *w, EvalTable *out);
 
-/* eval_position with prepared weights: the same score, exactly. Thread-safe. */
+/* eval_position with prepared weights, summed in another order: the same score up to the
+ * rounding of the last hundredth. Thread-safe. */
 int eval_prepared(const EvalTable *t, const Variant *v, const Position *pos);
 
 /* The contribution of each group to eval_position (they sum to it up to rounding). */

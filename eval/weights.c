@@ -5,6 +5,7 @@
 #include <hdf5.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -76,42 +77,53 @@ int weights_load(const char *path, const Variant *v, Weights *out, char *err, si
     hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
     if (f < 0)
         FAIL(DAMAS_ERR_SYNTAX, "%s cannot be opened (damaged or truncated)", path);
-    Weights w;
-    memset(&w, 0, sizeof w);
+    Weights *w = calloc(1, sizeof *w);
+    float *buf = malloc(2 * EVAL_MAX_WEIGHTS * sizeof *buf);
+    if (!w || !buf) {
+        free(w);
+        free(buf);
+        H5Fclose(f);
+        FAIL(DAMAS_ERR_RANGE, "out of memory for the weights of %s", path);
+    }
     char format[64] = "";
     uint64_t set = 0, size = 0;
     int rc = DAMAS_OK;
     if (attr_string_read(f, "format", format, sizeof format) < 0 || strcmp(format, weights_format) ||
-        attr_string_read(f, "variant", w.variant, sizeof w.variant) < 0 || attr_u64_read(f, "feature_set", &set) < 0 ||
+        attr_string_read(f, "variant", w->variant, sizeof w->variant) < 0 || attr_u64_read(f, "feature_set", &set) < 0 ||
         attr_u64_read(f, "board_size", &size) < 0) {
         snprintf(err, errlen, "%s is not a damas weight file (its attributes are missing)", path);
         rc = DAMAS_ERR_SYNTAX;
-    } else if (strcmp(w.variant, v->name)) {
-        snprintf(err, errlen, "%s holds weights for %s, not %s", path, w.variant, v->name);
+    } else if (strcmp(w->variant, v->name)) {
+        snprintf(err, errlen, "%s holds weights for %s, not %s", path, w->variant, v->name);
         rc = DAMAS_ERR_ILLEGAL;
-    } else if (set != EVAL_FEATURE_SET || size != (uint64_t)v->rules.board_size) {
-        snprintf(err, errlen, "%s uses feature set %llu on a %llux%llu board; this damas reads feature set %d",
-                 path, (unsigned long long)set, (unsigned long long)size, (unsigned long long)size, EVAL_FEATURE_SET);
+    } else if (set != EVAL_FEATURE_SET) {
+        snprintf(err, errlen,
+                 "%s holds weights of feature set %llu; this damas evaluates with feature set %d (%s), so those "
+                 "weights cannot be used: train new ones (damas train)",
+                 path, (unsigned long long)set, EVAL_FEATURE_SET, EVAL_FEATURE_SET_NAME);
+        rc = DAMAS_ERR_ILLEGAL;
+    } else if (size != (uint64_t)v->rules.board_size) {
+        snprintf(err, errlen, "%s holds weights for a %llux%llu board, not %dx%d", path, (unsigned long long)size,
+                 (unsigned long long)size, v->rules.board_size, v->rules.board_size);
         rc = DAMAS_ERR_ILLEGAL;
     }
-    if (rc == DAMAS_OK && attr_string_read(f, "provenance", w.provenance, sizeof w.provenance) < 0)
-        w.provenance[0] = '\0';
-    eval_layout(v->rules.board_size, &w.layout);
+    if (rc == DAMAS_OK && attr_string_read(f, "provenance", w->provenance, sizeof w->provenance) < 0)
+        w->provenance[0] = '\0';
+    eval_layout(v->rules.board_size, &w->layout);
     for (int g = 0; g < EVAL_GROUPS && rc == DAMAS_OK; g++) {
         const char *name = eval_group_names[g];
-        int len = w.layout.length[g];
+        int len = w->layout.length[g];
         hid_t d = H5Lexists(f, name, H5P_DEFAULT) > 0 ? H5Dopen2(f, name, H5P_DEFAULT) : -1;
         hid_t space = d >= 0 ? H5Dget_space(d) : -1;
         hsize_t dims[2] = {0, 0};
         bool ok = space >= 0 && H5Sget_simple_extent_ndims(space) == 2 &&
                   H5Sget_simple_extent_dims(space, dims, NULL) == 2 && dims[0] == 2 && dims[1] == (hsize_t)len;
-        float buf[2 * EVAL_MAX_WEIGHTS];
         ok = ok && H5Dread(d, H5T_NATIVE_FLOAT, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) >= 0;
         for (int i = 0; ok && i < 2 * len; i++)
             ok = buf[i] == buf[i] && buf[i] > -1e6f && buf[i] < 1e6f;   /* finite and sane */
         if (ok)
             for (int p = 0; p < 2; p++)
-                memcpy(&w.w[p][w.layout.offset[g]], buf + p * len, (size_t)len * sizeof(float));
+                memcpy(&w->w[p][w->layout.offset[g]], buf + p * len, (size_t)len * sizeof(float));
         else {
             snprintf(err, errlen, "%s: group '%s' is missing, not 2 x %d values, or holds non-finite values", path,
                      name, len);
@@ -124,7 +136,9 @@ int weights_load(const char *path, const Variant *v, Weights *out, char *err, si
     }
     H5Fclose(f);
     if (rc == DAMAS_OK)
-        *out = w;
+        *out = *w;
+    free(w);
+    free(buf);
     return rc;
 }
 
@@ -155,9 +169,10 @@ int weights_save(const char *path, const Weights *w, char *err, size_t errlen)
                attr_write(f, "seed", H5T_STD_U64LE, &m->seed) | attr_string_write(f, "date", m->date) |
                attr_string_write(f, "damas_version", m->version);
     }
+    float *buf = malloc(2 * EVAL_MAX_WEIGHTS * sizeof *buf);
+    bad |= !buf;
     for (int g = 0; g < EVAL_GROUPS && !bad; g++) {
         int len = w->layout.length[g];
-        float buf[2 * EVAL_MAX_WEIGHTS];
         for (int p = 0; p < 2; p++)
             memcpy(buf + p * len, &w->w[p][w->layout.offset[g]], (size_t)len * sizeof(float));
         hsize_t dims[2] = {2, (hsize_t)len};
@@ -171,6 +186,7 @@ int weights_save(const char *path, const Weights *w, char *err, size_t errlen)
         H5Pclose(dcpl);
         H5Sclose(space);
     }
+    free(buf);
     bad |= H5Fclose(f) < 0;
     if (bad || rename(tmp, path) != 0) {
         unlink(tmp);

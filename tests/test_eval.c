@@ -1,5 +1,6 @@
 /* The evaluation and weight files. */
 #include <criterion/criterion.h>
+#include <hdf5.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,6 +10,16 @@
 #include "../core/board.h"
 #include "../eval/eval.h"
 #include "helpers.h"
+
+/* Random weights in every group (the defaults leave the regions at 0). */
+static void randomise(Weights *w, uint64_t seed)
+{
+    for (int p = 0; p < 2; p++)
+        for (int i = 0; i < w->layout.n; i++) {
+            seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+            w->w[p][i] = (float)((double)(seed >> 40) / (double)(1 << 24) * 100 - 50);
+        }
+}
 
 Test(eval, a_position_and_its_colour_flip_evaluate_the_same)
 {
@@ -31,51 +42,51 @@ Test(eval, a_position_and_its_colour_flip_evaluate_the_same)
 Test(eval, the_start_position_is_balanced_and_an_extra_man_is_worth_about_a_man)
 {
     Variant v = test_variant("russian", false);
-    Weights w;
-    weights_default(&v, &w);
+    Weights *w = malloc(sizeof *w);
+    weights_default(&v, w);
     Position start;
     pos_start(&start, &v);
-    cr_assert_lt(abs(eval_position(&w, &v, &start)), 30);
+    cr_assert_lt(abs(eval_position(w, &v, &start)), 30);
     Position up = test_position(&v, "W:Wa1,c1,e1:Bb8,d8");
-    int score = eval_position(&w, &v, &up);
+    int score = eval_position(w, &v, &up);
+    free(w);
     cr_assert(score > 60 && score < 200, "one man up: %d", score);
 }
 
 Test(eval, group_contributions_sum_to_the_evaluation)
 {
     Variant v = test_variant("spanish", false);
-    Weights w;
-    weights_default(&v, &w);
+    Weights *w = malloc(sizeof *w);
+    weights_default(&v, w);
+    randomise(w, 3);
     Position pos[20];
     int n = test_random_positions(&v, 5, 20, 30, pos);
     for (int i = 0; i < n; i++) {
         double g[EVAL_GROUPS], sum = 0;
-        eval_by_group(&w, &v, &pos[i], g);
+        eval_by_group(w, &v, &pos[i], g);
         for (int k = 0; k < EVAL_GROUPS; k++)
             sum += g[k];
-        cr_assert_leq(fabs(sum - eval_position(&w, &v, &pos[i])), 0.5 + 1e-9);
+        cr_assert_leq(fabs(sum - eval_position(w, &v, &pos[i])), 0.5 + 1e-6);
     }
+    free(w);
 }
 
-/* The evaluation reads the weights from a prepared table (pattern weights by the diamond's
- * two 4-bit sets); the training reads them through the listed features. With random weights
- * in every group, patterns included (the defaults have none), the two agree. */
+/* The evaluation reads the weights from a prepared table (region weights by region and
+ * configuration); the training reads them through the listed features. With random weights
+ * in every group, the two agree. */
 Test(eval, the_evaluation_is_the_weighted_sum_of_the_listed_features)
 {
     const char *names[] = {"brazilian", "italian", "american", "international"};
-    uint64_t seed = 12345;
+    EvalTable *t = malloc(sizeof *t);
     for (int k = 0; k < 4; k++) {
         Variant v = test_variant(names[k], false);
         Weights *w = malloc(sizeof *w);
         weights_default(&v, w);
-        for (int p = 0; p < 2; p++)
-            for (int i = 0; i < w->layout.n; i++) {
-                seed = seed * 6364136223846793005ull + 1442695040888963407ull;
-                w->w[p][i] = (float)((double)(seed >> 40) / (double)(1 << 24) * 100 - 50);
-            }
+        randomise(w, 12345 + (uint64_t)k);
+        eval_prepare(w, t);
         Position pos[60];
         int n = test_random_positions(&v, 7 + (uint64_t)k, 60, 50, pos);
-        int patterns = 0;
+        int regions = 0;
         for (int i = 0; i < n; i++) {
             EvalFeatures f;
             eval_features(&v, &pos[i], &f);
@@ -83,15 +94,130 @@ Test(eval, the_evaluation_is_the_weighted_sum_of_the_listed_features)
             for (int j = 0; j < f.n; j++) {
                 opening += f.value[j] * (double)w->w[0][f.index[j]];
                 endgame += f.value[j] * (double)w->w[1][f.index[j]];
-                patterns += f.index[j] >= w->layout.offset[EVAL_PATTERNS];
+                regions += f.index[j] >= (uint32_t)w->layout.offset[EVAL_REGIONS];
             }
             double sum = f.phase * opening + (1 - f.phase) * endgame;
-            int score = eval_position(w, &v, &pos[i]);
-            cr_assert_leq(fabs(score - sum), 0.5 + 1e-6, "%s position %d: %d, features say %f", names[k], i, score, sum);
+            int score = eval_prepared(t, &v, &pos[i]);
+            cr_assert_leq(fabs(score - sum), 0.5 + 1e-3, "%s position %d: %d, features say %f", names[k], i, score, sum);
+            cr_assert_leq(abs(score - eval_position(w, &v, &pos[i])), 1, "%s position %d", names[k], i);
         }
-        cr_assert_gt(patterns, 10 * n, "%s: %d pattern features in %d positions", names[k], patterns, n);
+        cr_assert_geq(regions, eval_regions(v.rules.board_size) * n, "%s: %d region features in %d positions",
+                      names[k], regions, n);
         free(w);
     }
+    free(t);
+}
+
+/* The region configuration read square by square from the board's rows and files, as the
+ * feature's definition says, against the bitboard lookup the evaluation uses. */
+static int region_index_slowly(const Board *b, int r, Bitboard own, Bitboard opp)
+{
+    int side = (b->size - 2) / 2, r0 = 2 * (r / side), f0 = 2 * (r % side), index = 0, power = 1, squares = 0;
+    for (int bit = 0; bit < 64; bit++) {
+        if (b->bit_square[bit] < 0 || b->bit_row[bit] < r0 || b->bit_row[bit] >= r0 + 4 || b->bit_file[bit] < f0 ||
+            b->bit_file[bit] >= f0 + 4)
+            continue;
+        index += power * ((own >> bit & 1) ? 1 : (opp >> bit & 1) ? 2 : 0);
+        power *= 3;
+        squares++;
+    }
+    cr_assert_eq(squares, EVAL_REGION_SQUARES);
+    return index;
+}
+
+Test(eval, region_indices_equal_a_square_by_square_reading_in_every_variant)
+{
+    for (int id = 0; id < VARIANT_COUNT; id++) {
+        const Variant *v = variant_get((VariantId)id);
+        const Board *b = variant_board(v);
+        int regions = eval_regions(b->size);
+        cr_assert_eq(regions, b->size == 10 ? 16 : 9);
+        Position pos[80];
+        int n = test_random_positions(v, 31 + (uint64_t)id, 80, 60, pos);
+        cr_assert_gt(n, 40);
+        for (int i = 0; i < n; i++)
+            for (int c = 0; c < 2; c++) {
+                /* Each side from its own view: White as stored, Black rotated. */
+                Bitboard own = pos_men(&pos[i], c), opp = pos_men(&pos[i], 1 - c);
+                if (c == BLACK) {
+                    own = board_rotate(b, own);
+                    opp = board_rotate(b, opp);
+                }
+                for (int r = 0; r < regions; r++) {
+                    int fast = eval_region_index(b->size, r, own, opp);
+                    cr_assert_eq(fast, region_index_slowly(b, r, own, opp), "%s position %d region %d", v->name, i, r);
+                    cr_assert(fast >= 0 && fast < EVAL_REGION_STATES);
+                }
+            }
+    }
+}
+
+/* The evaluation depends on the pieces only: after make and undo, and for a position built
+ * afresh from the same pieces, it is the same. */
+Test(eval, the_evaluation_is_the_same_after_make_and_undo)
+{
+    EvalTable *t = malloc(sizeof *t);
+    for (int id = 0; id < VARIANT_COUNT; id++) {
+        const Variant *v = variant_get((VariantId)id);
+        Weights *w = malloc(sizeof *w);
+        weights_default(v, w);
+        randomise(w, 99 + (uint64_t)id);
+        eval_prepare(w, t);
+        Position pos[30];
+        int n = test_random_positions(v, 3 + (uint64_t)id, 30, 40, pos);
+        for (int i = 0; i < n; i++) {
+            int before = eval_prepared(t, v, &pos[i]);
+            MoveList list;
+            movegen_moves(&pos[i], v, &list);
+            for (int k = 0; k < list.count; k++) {
+                Undo u;
+                pos_make(&pos[i], &list.moves[k], &u);
+                Position fresh;
+                pos_clear(&fresh, pos[i].side);
+                for (int c = 0; c < 2; c++)
+                    for (Bitboard p = pos[i].pieces[c]; p; p &= p - 1)
+                        pos_put(&fresh, c, __builtin_ctzll(p), (pos[i].kings >> __builtin_ctzll(p)) & 1);
+                cr_assert_eq(eval_prepared(t, v, &pos[i]), eval_prepared(t, v, &fresh), "%s position %d move %d",
+                             v->name, i, k);
+                pos_undo(&pos[i], &list.moves[k], &u);
+                cr_assert_eq(eval_prepared(t, v, &pos[i]), before, "%s position %d after undo", v->name, i);
+            }
+        }
+        free(w);
+    }
+    free(t);
+}
+
+/* The same pieces with the other side to move evaluate to minus the score: the evaluation is
+ * the mover's features minus the opponent's, with nothing for the move itself. */
+Test(eval, the_evaluation_is_antisymmetric_in_the_side_to_move)
+{
+    for (int id = 0; id < VARIANT_COUNT; id++) {
+        const Variant *v = variant_get((VariantId)id);
+        Weights *w = malloc(sizeof *w);
+        weights_default(v, w);
+        randomise(w, 7 + (uint64_t)id);
+        Position pos[40];
+        int n = test_random_positions(v, 17 + (uint64_t)id, 40, 50, pos);
+        for (int i = 0; i < n; i++) {
+            Position other = pos[i];
+            other.side = 1 - other.side;
+            other.hash ^= pos_side_key();
+            int score = eval_position(w, v, &pos[i]);
+            cr_assert_eq(eval_position(w, v, &other), -score, "%s position %d", v->name, i);
+        }
+        free(w);
+    }
+}
+
+Test(eval, the_region_weights_number_over_100000_on_10x10)
+{
+    EvalLayout l;
+    eval_layout(10, &l);
+    cr_assert_eq(l.length[EVAL_REGIONS], 16 * 6561);
+    cr_assert_geq(2 * l.n, 100000, "%d weights a phase", l.n);
+    eval_layout(8, &l);
+    cr_assert_eq(l.length[EVAL_REGIONS], 9 * 6561);
 }
 
 static char path[64];
@@ -153,5 +279,26 @@ Test(eval, foreign_and_malformed_weight_files_are_refused, .init = make_path, .f
     cr_assert_eq(weights_load(path, &russian, w, err, sizeof err), DAMAS_ERR_SYNTAX);
     cr_assert(strstr(err, "not an HDF5 file"), "%s", err);
     cr_assert_eq(weights_load("/nonexistent/w.h5", &russian, w, err, sizeof err), DAMAS_ERR_UNKNOWN);
+    free(w);
+}
+
+/* A file of the earlier feature set (hand-chosen features and 4-square diamonds) has another
+ * layout: it is refused with a message saying so, not read into the wrong weights. */
+Test(eval, a_weight_file_of_the_old_feature_set_is_refused_with_a_message, .init = make_path, .fini = remove_path)
+{
+    Variant v = test_variant("brazilian", false);
+    Weights *w = malloc(sizeof *w);
+    char err[512];
+    weights_default(&v, w);
+    cr_assert_eq(weights_save(path, w, err, sizeof err), DAMAS_OK, "%s", err);
+    hid_t f = H5Fopen(path, H5F_ACC_RDWR, H5P_DEFAULT);
+    cr_assert_geq(f, 0);
+    hid_t a = H5Aopen(f, "feature_set", H5P_DEFAULT);
+    uint64_t old = 1;
+    cr_assert_geq(H5Awrite(a, H5T_NATIVE_UINT64, &old), 0);
+    H5Aclose(a);
+    H5Fclose(f);
+    cr_assert_eq(weights_load(path, &v, w, err, sizeof err), DAMAS_ERR_ILLEGAL);
+    cr_assert(strstr(err, "feature set 1") && strstr(err, "feature set 2") && strstr(err, "train"), "%s", err);
     free(w);
 }
