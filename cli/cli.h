@@ -8,7 +8,7 @@
 #include "../core/types.h"
 #include "../eval/eval.h"
 
-#define DAMAS_VERSION_TEXT "0.2.0"
+#define DAMAS_VERSION_TEXT "0.3.0"
 
 /* Exit codes: 0 success, 1 failure of the work, 2 bad usage or input. */
 enum { CLI_OK = 0, CLI_FAIL = 1, CLI_USAGE = 2 };
@@ -25,6 +25,8 @@ int cmd_match(int argc, char **argv);
 int cmd_play(int argc, char **argv);
 int cmd_hub(int argc, char **argv);
 int cmd_train(int argc, char **argv);
+int cmd_selfplay(int argc, char **argv);
+int cmd_fit(int argc, char **argv);
 
 /* --weights: a file; "default" (or NULL): the tuned weights shipped for the variant
  * (eval/weights/<variant>.h5 beside the binary, or in $DAMAS_WEIGHTS), else the compiled-in

@@ -224,7 +224,7 @@ int cmd_hub(int argc, char **argv)
         if (!cmd)
             continue;
         if (!strcmp(cmd, "hub")) {
-            hub_say(h, "id name=damas version=0.1.0 author=\"damas developers\"");
+            hub_say(h, "id name=damas version=%s author=\"damas developers\"", DAMAS_VERSION_TEXT);
             hub_say(h, "param name=variant value=%s type=enum values=\"%s\"", h->variant,
                     "brazilian russian spanish czech italian american international");
             hub_say(h, "param name=weights value=%s type=string", h->weights);

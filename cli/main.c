@@ -22,10 +22,12 @@ static const struct {
     {"analyze", cmd_analyze, "search a position: score, depth, principal variation"},
     {"eval", cmd_eval, "the static evaluation of a position, by feature group"},
     {"bench", cmd_bench, "fixed search over compiled-in positions: nodes and speed"},
-    {"match", cmd_match, "games between two weight sets (or random), with Elo and PDN"},
+    {"match", cmd_match, "games between two players (weights, random, a Hub engine), with Elo and PDN"},
     {"play", cmd_play, "play a game against the engine in the terminal"},
     {"hub", cmd_hub, "the Hub protocol engine, for GUIs and pydraughts"},
-    {"train", cmd_train, "tune evaluation weights by self-play"},
+    {"selfplay", cmd_selfplay, "self-play games into a training data set (positions and labels)"},
+    {"fit", cmd_fit, "fit evaluation weights to a training data set"},
+    {"train", cmd_train, "generations of self-play and fitting, each kept if it wins a match"},
 };
 
 int cli_error(int code, const char *fmt, ...)

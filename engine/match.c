@@ -55,6 +55,7 @@ int match_game(const Variant *v, const Position *start, const Player players[2],
             return DAMAS_OK;
         }
         Move m;
+        int score = MATCH_NO_SCORE;
         const Seat *seat = &seats[pos.side];
         if (players[pos.side].hub) {
             int rc = hub_engine_play(seat->hub, &out->start, out->moves, out->nmoves, limits->seconds, &m, err,
@@ -69,7 +70,9 @@ int match_game(const Variant *v, const Position *start, const Player players[2],
             SearchInfo info;
             search_run(seat->search, &pos, hashes, out->nmoves, reversible, limits, &info, NULL, NULL);
             m = info.pv[0];
+            score = info.score < -32767 ? -32767 : info.score > 32767 ? 32767 : info.score;
         }
+        out->scores[out->nmoves] = (int16_t)score;
         bool king = (pos.kings >> m.from) & 1;
         reversible = king && !m.captured ? reversible + 1 : 0;
         hashes[out->nmoves] = pos.hash;

@@ -8,7 +8,7 @@
 #include "hub.h"
 #include "search.h"
 
-enum { MATCH_MAX_PLIES = 400 };
+enum { MATCH_MAX_PLIES = 400, MATCH_NO_SCORE = -32768 };
 
 typedef struct {
     const char *name;        /* for PDN and reports */
@@ -28,6 +28,7 @@ typedef struct {
     Position start;
     int nmoves;
     Move moves[MATCH_MAX_PLIES];
+    int16_t scores[MATCH_MAX_PLIES];   /* the mover's search score before each move; MATCH_NO_SCORE if none */
     GameResult result;
     const char *reason;      /* "no move", "40 moves", "repetition", "move limit", "database" */
 } Game;

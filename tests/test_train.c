@@ -1,5 +1,5 @@
-/* Training: the tuner recovers known weights, and self-play training is reproducible and
- * writes weights the search loads. */
+/* Training: the data set file, self-play into it (resumable), the fitter recovering known
+ * weights, and a tiny end-to-end training run that is reproducible. */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdio.h>
@@ -10,69 +10,178 @@
 #include "../train/train.h"
 #include "helpers.h"
 
-Test(train, the_tuner_recovers_known_weights_from_synthetic_labels, .timeout = 120)
+static char dir[64];
+
+static void make_dir(void)
+{
+    snprintf(dir, sizeof dir, "/tmp/damas-train-XXXXXX");
+    cr_assert_not_null(mkdtemp(dir));
+}
+
+static void remove_dir(void)
+{
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    if (system(cmd) != 0)
+        cr_log_warn("could not remove %s", dir);
+}
+
+static DatasetRow row_of(const Position *pos, uint32_t game, float label)
+{
+    return (DatasetRow){pos->pieces[WHITE], pos->pieces[BLACK], pos->kings, game, label, DATASET_NO_SCORE,
+                        (uint8_t)pos->side, 0};
+}
+
+Test(train, the_fitter_recovers_known_weights_from_synthetic_labels, .timeout = 120)
 {
     Variant v = test_variant("brazilian", false);
-    Weights *truth = malloc(sizeof *truth), *w = malloc(sizeof *w);
+    Weights *truth = malloc(sizeof *truth), *w = malloc(sizeof *w), *w0 = malloc(sizeof *w0);
     weights_default(&v, truth);
-    /* The truth differs from the start in a few groups the positions exercise. */
+    /* The truth differs from the start in groups the positions exercise, regions included. */
     const EvalLayout *l = &truth->layout;
     for (int p = 0; p < 2; p++) {
         truth->w[p][l->offset[EVAL_MATERIAL] + 1] = 200;                 /* king */
         truth->w[p][l->offset[EVAL_STRUCTURE]] = p ? 12 : -6;            /* tempo */
         for (int sq = 0; sq < l->length[EVAL_MAN_SQUARE]; sq++)
             truth->w[p][l->offset[EVAL_MAN_SQUARE] + sq] = (float)(((sq * 7) % 11 - 5) * 8);
+        for (int i = 0; i < l->length[EVAL_REGIONS]; i++)   /* an own man on a region's first square */
+            truth->w[p][l->offset[EVAL_REGIONS] + i] = (i % EVAL_REGION_STATES) % 3 == 1 ? 15.0f : 0.0f;
     }
-    int n = 6000;
+    int n = 30000;
     Position *pos = malloc((size_t)n * sizeof *pos);
-    Sample *samples = malloc((size_t)n * sizeof *samples);
+    DatasetRow *rows = malloc((size_t)n * sizeof *rows);
     int got = test_random_positions(&v, 42, n, 60, pos);
-    for (int i = 0; i < got; i++) {
-        eval_features(&v, &pos[i], &samples[i].f);
-        samples[i].label = (float)(1 / (1 + exp(-eval_position(truth, &v, &pos[i]) / 150.0)));
-    }
+    cr_assert_eq(got, n);
+    for (int i = 0; i < n; i++)
+        rows[i] = row_of(&pos[i], (uint32_t)i, (float)(1 / (1 + exp(-eval_position(truth, &v, &pos[i]) / 150.0))));
     weights_default(&v, w);
-    int frozen[1] = {l->offset[EVAL_MATERIAL]};
-    cr_assert_gt(got, n / 2);
-    int fit = got * 9 / 10;
-    const Sample *held = samples + fit;
-    double before = train_loss(w, held, got - fit, 150), best = train_loss(truth, held, got - fit, 150), train;
-    cr_assert_lt(fabs(train_scale(truth, samples, fit) - 150) / 150, 0.1, "the scale the labels were made with");
-    train_fit(w, samples, fit, held, got - fit, 60, 150, frozen, 1, 7, &train);
-    double heldout = train_loss(w, held, got - fit, 150);
+    *w0 = *w;
+    FitOptions o = train_fit_defaults();
+    o.epochs = 40;
+    o.threads = 2;
+    FitReport r;
+    char err[256];
+    cr_assert_eq(train_fit(&v, w, rows, (size_t)n, &o, &r, NULL, NULL, err, sizeof err), DAMAS_OK, "%s", err);
+    cr_log_info("fit: %d epochs, loss %.5f, held out %.5f (start %.5f), scale %.1f", r.epoch, r.train_loss, r.heldout_loss, r.start_loss, r.scale);
+    cr_assert_eq(r.heldout_rows, (uint64_t)n / 20, "every twentieth game held out");
+    cr_assert_lt(fabs(r.scale - 150) / 150, 0.15, "the scale the labels were made with: %.1f", r.scale);
+    /* Held out by game number: rows 19, 39, ... */
+    DatasetRow *held = malloc((size_t)n / 20 * sizeof *held);
+    for (int i = 0; i < n / 20; i++)
+        held[i] = rows[20 * i + 19];
+    double best = train_loss(&v, truth, held, (size_t)n / 20, 150, 0, 1),
+           before = train_loss(&v, w0, held, (size_t)n / 20, 150, 0, 1),
+           after = train_loss(&v, w, held, (size_t)n / 20, 150, 0, 1);
     /* The fit closes most of the gap to the true weights' loss, on positions it never saw. */
-    cr_assert_lt(heldout - best, 0.3 * (before - best), "loss: start %.5f, fitted %.5f (held out), truth %.5f", before,
-                 heldout, best);
-    /* The fitted evaluation moved toward the true one on the held-out positions. */
-    Weights *w0 = malloc(sizeof *w0);
-    weights_default(&v, w0);
+    cr_assert_lt(after - best, 0.3 * (before - best), "loss: start %.5f, fitted %.5f (held out), truth %.5f", before,
+                 after, best);
     double before_diff = 0, after_diff = 0;
-    for (int i = fit; i < got; i++) {
+    for (int i = 19; i < n; i += 20) {
         int t = eval_position(truth, &v, &pos[i]);
         before_diff += abs(eval_position(w0, &v, &pos[i]) - t);
         after_diff += abs(eval_position(w, &v, &pos[i]) - t);
     }
-    cr_assert_lt(after_diff, 0.6 * before_diff, "mean |eval - true eval|: %.1f before, %.1f after",
-                 before_diff / (got - fit), after_diff / (got - fit));
+    cr_assert_lt(after_diff, 0.6 * before_diff, "mean |eval - true eval|: %.1f before, %.1f after", before_diff / (n / 20),
+                 after_diff / (n / 20));
     cr_assert_eq(w->w[0][l->offset[EVAL_MATERIAL]], truth->w[0][l->offset[EVAL_MATERIAL]], "the man stays fixed");
-    free(w0);
-    free(pos);
-    free(samples);
-    free(truth);
-    free(w);
+    /* The region weights moved toward the truth: own men on first squares now count. */
+    double region = 0;
+    for (int i = 1; i < l->length[EVAL_REGIONS]; i += 3)
+        region += w->w[0][l->offset[EVAL_REGIONS] + i] - w->w[0][l->offset[EVAL_REGIONS] + i + 1];
+    cr_assert_gt(region, 0, "region weights of configurations with an own man first: %.1f more", region);
+    free(held), free(pos), free(rows), free(truth), free(w), free(w0);
 }
 
-Test(train, the_same_seed_gives_the_same_weights, .timeout = 120)
+Test(train, selfplay_appends_and_a_rerun_goes_on_with_the_next_games, .init = make_dir, .fini = remove_dir,
+     .timeout = 120)
+{
+    Variant v = test_variant("american", false);
+    Weights *w = malloc(sizeof *w);
+    weights_default(&v, w);
+    char a[128], b[128], err[512];
+    snprintf(a, sizeof a, "%s/a.h5", dir);
+    snprintf(b, sizeof b, "%s/b.h5", dir);
+    SelfPlayOptions o = {200, 2, 9, NULL};
+    /* 12 games at once, and 5 + 7 in two runs (the second opening the file again). */
+    Dataset *da = dataset_open(a, &v, err, sizeof err), *db = dataset_open(b, &v, err, sizeof err);
+    cr_assert(da && db, "%s", err);
+    cr_assert_eq(train_selfplay(&v, w, da, &o, 12, 0, NULL, NULL, NULL, err, sizeof err), DAMAS_OK, "%s", err);
+    cr_assert_eq(train_selfplay(&v, w, db, &o, 5, 0, NULL, NULL, NULL, err, sizeof err), DAMAS_OK, "%s", err);
+    dataset_close(db);
+    db = dataset_open(b, &v, err, sizeof err);
+    cr_assert_not_null(db, "%s", err);
+    cr_assert_eq(dataset_games(db), 5);
+    cr_assert_eq(train_selfplay(&v, w, db, &o, 7, 0, NULL, NULL, NULL, err, sizeof err), DAMAS_OK, "%s", err);
+    cr_assert_eq(dataset_games(da), 12);
+    cr_assert_eq(dataset_games(db), 12);
+    uint64_t n = dataset_rows(da);
+    cr_assert_gt(n, 12 * 10);
+    cr_assert_eq(dataset_rows(db), n);
+    DatasetRow *ra = malloc(n * sizeof *ra), *rb = malloc(n * sizeof *rb);
+    cr_assert_eq(dataset_read(da, 0, n, ra, err, sizeof err), DAMAS_OK, "%s", err);
+    cr_assert_eq(dataset_read(db, 0, n, rb, err, sizeof err), DAMAS_OK, "%s", err);
+    cr_assert_eq(memcmp(ra, rb, n * sizeof *ra), 0, "the same games, in one run or two");
+    for (uint64_t i = 0; i < n; i++) {
+        Position pos;
+        dataset_position(&ra[i], &pos);
+        cr_assert(!movegen_has_capture(&pos, &v), "row %llu: quiet positions only", (unsigned long long)i);
+        cr_assert(ra[i].label == 0 || ra[i].label == 0.5f || ra[i].label == 1);
+        cr_assert_lt(ra[i].game, 12);
+    }
+    /* A read past the end fails; so does opening the file for another variant. */
+    cr_assert_neq(dataset_read(da, n, 1, ra, err, sizeof err), DAMAS_OK);
+    dataset_close(da);
+    dataset_close(db);
+    Variant russian = test_variant("russian", false);
+    cr_assert_null(dataset_open(a, &russian, err, sizeof err));
+    cr_assert(strstr(err, "american") && strstr(err, "not of russian"), "%s", err);
+    free(ra), free(rb), free(w);
+}
+
+Test(train, a_damaged_data_set_is_refused_with_a_message, .init = make_dir, .fini = remove_dir)
+{
+    Variant v = test_variant("czech", false);
+    char path[128], err[512];
+    snprintf(path, sizeof path, "%s/bad.h5", dir);
+    FILE *f = fopen(path, "w");
+    fputs("not a data set\n", f);
+    fclose(f);
+    cr_assert_null(dataset_open(path, &v, err, sizeof err));
+    cr_assert(strstr(err, "not an HDF5 file"), "%s", err);
+    /* A row that is no position of the board (a piece on a ghost bit) is refused on reading. */
+    snprintf(path, sizeof path, "%s/rows.h5", dir);
+    Dataset *d = dataset_open(path, &v, err, sizeof err);
+    cr_assert_not_null(d, "%s", err);
+    DatasetRow bad = {1ull << 63, 0, 0, 0, 0.5f, DATASET_NO_SCORE, 0, 0};
+    cr_assert_eq(dataset_append(d, &bad, 1, 1, err, sizeof err), DAMAS_OK, "%s", err);
+    DatasetRow back;
+    cr_assert_eq(dataset_read(d, 0, 1, &back, err, sizeof err), DAMAS_ERR_SYNTAX);
+    cr_assert(strstr(err, "row 0"), "%s", err);
+    dataset_close(d);
+}
+
+Test(train, a_tiny_training_run_is_reproducible_and_its_weights_load, .init = make_dir, .fini = remove_dir,
+     .timeout = 180)
 {
     Variant v = test_variant("italian", false);
-    Weights *start = malloc(sizeof *start), *a = malloc(sizeof *a), *b = malloc(sizeof *b);
+    Weights *start = malloc(sizeof *start), *a = malloc(sizeof *a), *b = malloc(sizeof *b), *loaded = malloc(sizeof *b);
     weights_default(&v, start);
-    TrainOptions o = {20, 1, 300, 2, 5, 4, 3, NULL};
-    char err[256];
-    cr_assert_eq(train_run(&v, start, &o, NULL, a, err, sizeof err), DAMAS_OK, "%s", err);
-    cr_assert_eq(train_run(&v, start, &o, NULL, b, err, sizeof err), DAMAS_OK, "%s", err);
+    FitOptions fit = train_fit_defaults();
+    fit.epochs = 3;
+    TrainOptions o = {20, 1, 300, 2, 5, 4, 0, fit, NULL};
+    char err[256], path[128];
+    for (int k = 0; k < 2; k++) {
+        snprintf(path, sizeof path, "%s/data%d.h5", dir, k);
+        Dataset *d = dataset_open(path, &v, err, sizeof err);
+        cr_assert_not_null(d, "%s", err);
+        cr_assert_eq(train_run(&v, start, d, &o, NULL, NULL, NULL, k ? b : a, err, sizeof err), DAMAS_OK, "%s", err);
+        cr_assert_eq(dataset_games(d), 20);
+        dataset_close(d);
+    }
     cr_assert_eq(memcmp(a->w, b->w, sizeof a->w), 0);
-    free(start);
-    free(a);
-    free(b);
+    snprintf(path, sizeof path, "%s/w.h5", dir);
+    cr_assert_eq(weights_save(path, a, err, sizeof err), DAMAS_OK, "%s", err);
+    cr_assert_eq(weights_load(path, &v, loaded, err, sizeof err), DAMAS_OK, "%s", err);
+    cr_assert_eq(memcmp(a->w, loaded->w, sizeof a->w), 0);
+    free(start), free(a), free(b), free(loaded);
 }

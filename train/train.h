@@ -1,7 +1,9 @@
-/* Self-play training: generations of games with the current weights, positions labelled by
- * the result (or exactly by an endgame database), a logistic-regression fit of the evaluation
- * to the labels (Texel's method, Adam, L2 toward the starting weights, a held-out tenth), and
- * a paired match deciding whether the new weights replace the old. */
+/* Training the evaluation: self-play games whose quiet positions go to a data set file
+ * (train/dataset.h), labelled by the game's result (exactly by an endgame database where it
+ * covers them) with the search's score beside; a sparse logistic-regression fit of the weights
+ * to those labels (Texel's method: lazy Adam over the weights each batch touches, L2 toward
+ * the starting weights, a held-out twentieth of the games, early stopping); and generations of
+ * both, each kept only if its weights win a paired match against the current ones. */
 #ifndef DAMAS_TRAIN_TRAIN_H
 #define DAMAS_TRAIN_TRAIN_H
 
@@ -9,7 +11,70 @@
 
 #include "../db/probe.h"
 #include "../engine/match.h"
+#include "dataset.h"
 
+/* Self-play. */
+typedef struct {
+    uint64_t nodes;         /* per move (each game draws its own from nodes to 1.5 nodes) */
+    int threads;
+    uint64_t seed;
+    DbProbe *db;            /* labels and ends games where it covers them; may be NULL */
+} SelfPlayOptions;
+
+typedef struct {
+    uint64_t games, rows;   /* in the data set now */
+    uint64_t new_games;     /* played by this call */
+    double games_per_second;
+} SelfPlayReport;
+
+/* Plays games with w and appends their quiet positions (the side to move has no capture) to
+ * d, in batches (a killed run loses at most the batch in progress), until d holds at least
+ * `rows` rows or this call has played `games` games (0: no such limit). Game k of the data set
+ * starts from a built-in opening and random plies drawn from (seed, k), so a rerun goes on
+ * where the last one ended, with the same games. `progress` (may be NULL) is called after each
+ * batch. Games with PDN go to `pdn` if not NULL. Returns DAMAS_OK or an error with a message. */
+int train_selfplay(const Variant *v, const Weights *w, Dataset *d, const SelfPlayOptions *o, uint64_t games,
+                   uint64_t rows, void (*progress)(void *ctx, const SelfPlayReport *r), void *ctx, FILE *pdn,
+                   char *err, size_t errlen);
+
+/* The fit. */
+typedef struct {
+    int epochs;             /* at most */
+    int patience;           /* epochs without a better held-out loss before stopping */
+    double lambda;          /* share of the search's score in the label (0: the result alone) */
+    double lr;              /* Adam's first step, decaying linearly to a tenth */
+    double l2;              /* pull toward the starting weights */
+    int batch;
+    int threads;
+    uint64_t seed;
+} FitOptions;
+
+/* Sensible defaults: 30 epochs, patience 3, lambda 0, lr 1, l2 1e-7, batch 1024. */
+FitOptions train_fit_defaults(void);
+
+typedef struct {
+    int epoch;              /* epochs done */
+    uint64_t train_rows, heldout_rows;
+    double scale;           /* of the sigmoid: P(win) = 1 / (1 + exp(-eval / scale)) */
+    double start_loss, train_loss, heldout_loss;   /* cross-entropy; held out: of the best epoch */
+    double seconds;
+} FitReport;
+
+/* Fits w to rows[0..n) by logistic regression: the rows of every twentieth game are held
+ * out, the scale is fitted first to the starting weights (Texel's K), the man's weight stays
+ * as it is (it sets the scale of every score), and the weights of the epoch with the lowest
+ * held-out loss are kept. `progress` (may be NULL) is called after each epoch. Deterministic
+ * for a fixed seed and thread count. Returns DAMAS_OK or an error (too few rows, out of
+ * memory) with a message. */
+int train_fit(const Variant *v, Weights *w, const DatasetRow *rows, size_t n, const FitOptions *o, FitReport *r,
+              void (*progress)(void *ctx, const FitReport *r), void *ctx, char *err, size_t errlen);
+
+/* The cross-entropy of w's predictions at `scale` on rows[0..n) against their labels (the
+ * search score's share lambda), on `threads` threads. */
+double train_loss(const Variant *v, const Weights *w, const DatasetRow *rows, size_t n, double scale, double lambda,
+                  int threads);
+
+/* Generations. */
 typedef struct {
     int games;              /* self-play games per generation */
     int generations;
@@ -17,50 +82,28 @@ typedef struct {
     int threads;
     uint64_t seed;
     int match_games;        /* paired games deciding each generation (even) */
-    int epochs;             /* passes of the optimiser over the positions */
+    uint64_t window;        /* the fit uses the newest `window` rows of the data set (0: all) */
+    FitOptions fit;
     DbProbe *db;            /* may be NULL */
 } TrainOptions;
 
 typedef struct {
     int generation;         /* 1.. */
-    int games, positions;   /* this generation */
+    uint64_t games, rows;   /* in the data set */
     double games_per_second;
-    double train_loss, heldout_loss;   /* cross-entropy after fitting */
+    FitReport fit;
     double elo, elo_low, elo_high;     /* new weights against the current ones */
     bool accepted;
     double seconds;         /* since the start */
     const char *stage;      /* what is running now, for progress lines */
+    const Weights *current; /* the weights kept so far */
 } TrainReport;
 
-typedef struct {
-    void (*report)(void *ctx, const TrainReport *r);   /* after each stage; may be NULL */
-    void *ctx;
-    FILE *pdn;              /* self-play games are written here if not NULL */
-} TrainHooks;
-
-/* Runs the training from `start` weights, leaving the best weights in *out. Returns
- * DAMAS_OK or an error (out of memory). Deterministic for a fixed seed and thread count. */
-int train_run(const Variant *v, const Weights *start, const TrainOptions *o, const TrainHooks *hooks, Weights *out,
-              char *err, size_t errlen);
-
-/* A labelled position: features and the expected score for the side to move (0, 0.5, 1). */
-typedef struct {
-    EvalFeatures f;
-    float label;
-} Sample;
-
-/* Fits w to samples[0..n_train) by logistic regression, P(win) = 1 / (1 + exp(-eval / scale)),
- * with Adam (a step decaying to zero over the epochs), a light L2 pull toward the starting
- * weights, and the weights of the epoch with the lowest loss on held[0..n_held) kept (early
- * stopping). Weights in `frozen` (indices, both phases) do not move. Returns that held-out loss
- * (the training loss in *train_loss). */
-double train_fit(Weights *w, const Sample *samples, int n_train, const Sample *held, int n_held, int epochs,
-                 double scale, const int *frozen, int nfrozen, uint64_t seed, double *train_loss);
-
-/* The scale that makes w's predictions fit samples[0..n) best (Texel's K, as a divisor). */
-double train_scale(const Weights *w, const Sample *samples, int n);
-
-/* The cross-entropy loss of w on samples[0..n). */
-double train_loss(const Weights *w, const Sample *samples, int n, double scale);
+/* Runs the generations from `start` weights on data set d (appending to it), leaving the best
+ * weights in *out. `report` (may be NULL) is called at each stage. Returns DAMAS_OK or an
+ * error with a message. Deterministic for a fixed seed and thread count. */
+int train_run(const Variant *v, const Weights *start, Dataset *d, const TrainOptions *o,
+              void (*report)(void *ctx, const TrainReport *r), void *ctx, FILE *pdn, Weights *out, char *err,
+              size_t errlen);
 
 #endif

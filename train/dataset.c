@@ -1,0 +1,291 @@
+#include "dataset.h"
+
+#include <errno.h>
+#include <hdf5.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "../core/board.h"
+#include "../core/error.h"
+#include "../core/position.h"
+#include "../core/variant.h"
+#include "../db/h5lz4.h"
+
+static const char dataset_format[] = "damas training positions";
+
+/* Rows per chunk: 64 K rows of 40 bytes, about 2.5 MB before compression. */
+enum { CHUNK_ROWS = 65536 };
+
+struct Dataset {
+    const Board *board;
+    hid_t file, data, type;
+    uint64_t rows, games;
+    char path[1024];
+};
+
+static pthread_once_t hdf5_once = PTHREAD_ONCE_INIT;
+
+static void hdf5_quiet(void)
+{
+    H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+}
+
+static hid_t row_type(void)
+{
+    hid_t t = H5Tcreate(H5T_COMPOUND, sizeof(DatasetRow));
+    H5Tinsert(t, "white", HOFFSET(DatasetRow, white), H5T_NATIVE_UINT64);
+    H5Tinsert(t, "black", HOFFSET(DatasetRow, black), H5T_NATIVE_UINT64);
+    H5Tinsert(t, "kings", HOFFSET(DatasetRow, kings), H5T_NATIVE_UINT64);
+    H5Tinsert(t, "game", HOFFSET(DatasetRow, game), H5T_NATIVE_UINT32);
+    H5Tinsert(t, "label", HOFFSET(DatasetRow, label), H5T_NATIVE_FLOAT);
+    H5Tinsert(t, "score", HOFFSET(DatasetRow, score), H5T_NATIVE_INT16);
+    H5Tinsert(t, "side", HOFFSET(DatasetRow, side), H5T_NATIVE_UINT8);
+    H5Tinsert(t, "exact", HOFFSET(DatasetRow, exact), H5T_NATIVE_UINT8);
+    return t;
+}
+
+/* A scalar string attribute of at most len - 1 bytes; -1 if absent or not a scalar string. */
+static int string_attr(hid_t obj, const char *name, char *buf, size_t len)
+{
+    if (H5Aexists(obj, name) <= 0)
+        return -1;
+    hid_t a = H5Aopen(obj, name, H5P_DEFAULT), space = a >= 0 ? H5Aget_space(a) : -1,
+          type = a >= 0 ? H5Aget_type(a) : -1, mem = H5Tcopy(H5T_C_S1);
+    H5Tset_size(mem, len);
+    int rc = space >= 0 && H5Sget_simple_extent_type(space) == H5S_SCALAR && type >= 0 &&
+                             H5Tget_class(type) == H5T_STRING && !H5Tis_variable_str(type) &&
+                             H5Tget_size(type) <= len && H5Aread(a, mem, buf) >= 0
+                     ? 0
+                     : -1;
+    buf[len - 1] = '\0';
+    H5Tclose(mem);
+    if (type >= 0)
+        H5Tclose(type);
+    if (space >= 0)
+        H5Sclose(space);
+    if (a >= 0)
+        H5Aclose(a);
+    return rc;
+}
+
+static int u64_attr(hid_t obj, const char *name, uint64_t *v)
+{
+    if (H5Aexists(obj, name) <= 0)
+        return -1;
+    hid_t a = H5Aopen(obj, name, H5P_DEFAULT), space = a >= 0 ? H5Aget_space(a) : -1;
+    int rc = space >= 0 && H5Sget_simple_extent_type(space) == H5S_SCALAR &&
+                     H5Aread(a, H5T_NATIVE_UINT64, v) >= 0
+                 ? 0
+                 : -1;
+    if (space >= 0)
+        H5Sclose(space);
+    if (a >= 0)
+        H5Aclose(a);
+    return rc;
+}
+
+static int write_attr(hid_t obj, const char *name, hid_t type, const void *value)
+{
+    if (H5Aexists(obj, name) > 0)
+        H5Adelete(obj, name);
+    hid_t space = H5Screate(H5S_SCALAR), a = H5Acreate2(obj, name, type, space, H5P_DEFAULT, H5P_DEFAULT);
+    int rc = a < 0 || H5Awrite(a, type, value) < 0 ? -1 : 0;
+    if (a >= 0)
+        H5Aclose(a);
+    H5Sclose(space);
+    return rc;
+}
+
+static int write_string_attr(hid_t obj, const char *name, const char *value)
+{
+    hid_t t = H5Tcopy(H5T_C_S1);
+    H5Tset_size(t, strlen(value) + 1);
+    int rc = write_attr(obj, name, t, value);
+    H5Tclose(t);
+    return rc;
+}
+
+static Dataset *create(const char *path, const Variant *v, char *err, size_t errlen)
+{
+    Dataset *d = calloc(1, sizeof *d);
+    if (!d) {
+        snprintf(err, errlen, "out of memory");
+        return NULL;
+    }
+    d->board = variant_board(v);
+    /* The newer file format: its metadata carries checksums. */
+    hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
+    H5Pset_libver_bounds(fapl, H5F_LIBVER_V110, H5F_LIBVER_LATEST);
+    d->file = H5Fcreate(path, H5F_ACC_EXCL, H5P_DEFAULT, fapl);
+    H5Pclose(fapl);
+    if (d->file < 0) {
+        free(d);
+        snprintf(err, errlen, "cannot create %s (directory missing or read-only?)", path);
+        return NULL;
+    }
+    char rules[VARIANT_RULES_MAX];
+    variant_rules_text(v, rules);
+    d->type = row_type();
+    hsize_t dims[1] = {0}, max[1] = {H5S_UNLIMITED}, chunk[1] = {CHUNK_ROWS};
+    hid_t space = H5Screate_simple(1, dims, max), dcpl = H5Pcreate(H5P_DATASET_CREATE);
+    H5Pset_chunk(dcpl, 1, chunk);
+    H5Pset_filter(dcpl, H5LZ4_FILTER_ID, H5Z_FLAG_MANDATORY, 0, NULL);
+    d->data = H5Dcreate2(d->file, "positions", d->type, space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+    H5Pclose(dcpl);
+    H5Sclose(space);
+    uint64_t zero = 0;
+    if (d->data < 0 || write_string_attr(d->file, "format", dataset_format) ||
+        write_string_attr(d->file, "variant", v->name) || write_string_attr(d->file, "rules", rules) ||
+        write_attr(d->file, "games", H5T_STD_U64LE, &zero) || H5Fflush(d->file, H5F_SCOPE_GLOBAL) < 0) {
+        snprintf(err, errlen, "cannot write %s (disk full?)", path);
+        dataset_close(d);
+        remove(path);
+        return NULL;
+    }
+    snprintf(d->path, sizeof d->path, "%s", path);
+    return d;
+}
+
+Dataset *dataset_open(const char *path, const Variant *v, char *err, size_t errlen)
+{
+    pthread_once(&hdf5_once, hdf5_quiet);
+    if (h5lz4_register() != 0) {
+        snprintf(err, errlen, "cannot register the LZ4 filter with HDF5");
+        return NULL;
+    }
+    struct stat st;
+    if (stat(path, &st) != 0) {
+        if (errno != ENOENT) {
+            snprintf(err, errlen, "%s: %s", path, strerror(errno));
+            return NULL;
+        }
+        return create(path, v, err, errlen);
+    }
+    if (H5Fis_hdf5(path) <= 0) {
+        snprintf(err, errlen, "%s is not an HDF5 file (damaged, truncated, or not a data set)", path);
+        return NULL;
+    }
+    Dataset *d = calloc(1, sizeof *d);
+    if (!d) {
+        snprintf(err, errlen, "out of memory");
+        return NULL;
+    }
+    snprintf(d->path, sizeof d->path, "%s", path);
+    d->board = variant_board(v);
+    d->data = d->type = -1;
+    d->file = H5Fopen(path, H5F_ACC_RDWR, H5P_DEFAULT);
+    char format[64], variant[32], rules[VARIANT_RULES_MAX], want[VARIANT_RULES_MAX];
+    variant_rules_text(v, want);
+    if (d->file < 0) {
+        snprintf(err, errlen, "%s cannot be opened for writing (damaged, read-only, or open elsewhere)", path);
+    } else if (string_attr(d->file, "format", format, sizeof format) || strcmp(format, dataset_format) ||
+               string_attr(d->file, "variant", variant, sizeof variant) ||
+               string_attr(d->file, "rules", rules, sizeof rules) || u64_attr(d->file, "games", &d->games)) {
+        snprintf(err, errlen, "%s is not a damas training data set (its attributes are missing or malformed)", path);
+    } else if (strcmp(variant, v->name) || strcmp(rules, want)) {
+        snprintf(err, errlen, "%s holds positions of %s (%s), not of %s (%s)", path, variant, rules, v->name, want);
+    } else {
+        d->type = row_type();
+        d->data = H5Lexists(d->file, "positions", H5P_DEFAULT) > 0 ? H5Dopen2(d->file, "positions", H5P_DEFAULT) : -1;
+        hid_t space = d->data >= 0 ? H5Dget_space(d->data) : -1, type = d->data >= 0 ? H5Dget_type(d->data) : -1;
+        hsize_t dims[1];
+        bool ok = space >= 0 && type >= 0 && H5Sget_simple_extent_ndims(space) == 1 &&
+                  H5Sget_simple_extent_dims(space, dims, NULL) == 1 && H5Tget_class(type) == H5T_COMPOUND &&
+                  H5Tget_nmembers(type) == 8;
+        if (space >= 0)
+            H5Sclose(space);
+        if (type >= 0)
+            H5Tclose(type);
+        if (ok) {
+            d->rows = dims[0];
+            return d;
+        }
+        snprintf(err, errlen, "%s: its dataset 'positions' is missing or of another shape", path);
+    }
+    dataset_close(d);
+    return NULL;
+}
+
+uint64_t dataset_rows(const Dataset *d)
+{
+    return d->rows;
+}
+
+uint64_t dataset_games(const Dataset *d)
+{
+    return d->games;
+}
+
+int dataset_append(Dataset *d, const DatasetRow *rows, size_t n, uint64_t games, char *err, size_t errlen)
+{
+    hsize_t size[1] = {d->rows + n}, start[1] = {d->rows}, count[1] = {n};
+    int bad = 0;
+    if (n) {
+        bad = H5Dset_extent(d->data, size) < 0;
+        hid_t file_space = bad ? -1 : H5Dget_space(d->data), mem = H5Screate_simple(1, count, NULL);
+        bad = bad || file_space < 0 ||
+              H5Sselect_hyperslab(file_space, H5S_SELECT_SET, start, NULL, count, NULL) < 0 ||
+              H5Dwrite(d->data, d->type, mem, file_space, H5P_DEFAULT, rows) < 0;
+        if (file_space >= 0)
+            H5Sclose(file_space);
+        H5Sclose(mem);
+    }
+    bad = bad || write_attr(d->file, "games", H5T_STD_U64LE, &games) || H5Fflush(d->file, H5F_SCOPE_GLOBAL) < 0;
+    if (bad)
+        FAIL(DAMAS_ERR_RANGE, "cannot append to %s (disk full?)", d->path);
+    d->rows += n;
+    d->games = games;
+    return DAMAS_OK;
+}
+
+int dataset_read(Dataset *d, uint64_t from, size_t n, DatasetRow *out, char *err, size_t errlen)
+{
+    if (from + n > d->rows)
+        FAIL(DAMAS_ERR_RANGE, "%s holds %llu rows, not %llu", d->path, (unsigned long long)d->rows,
+             (unsigned long long)(from + n));
+    if (!n)
+        return DAMAS_OK;
+    hsize_t start[1] = {from}, count[1] = {n};
+    hid_t file_space = H5Dget_space(d->data), mem = H5Screate_simple(1, count, NULL);
+    int bad = file_space < 0 || H5Sselect_hyperslab(file_space, H5S_SELECT_SET, start, NULL, count, NULL) < 0 ||
+              H5Dread(d->data, d->type, mem, file_space, H5P_DEFAULT, out) < 0;
+    if (file_space >= 0)
+        H5Sclose(file_space);
+    H5Sclose(mem);
+    if (bad)
+        FAIL(DAMAS_ERR_SYNTAX, "%s cannot be read (damaged?)", d->path);
+    /* Every row must be a position of the board: the features index tables by square. */
+    Bitboard all = d->board->all;
+    for (size_t i = 0; i < n; i++) {
+        const DatasetRow *r = &out[i];
+        if ((r->white & ~all) || (r->black & ~all) || (r->white & r->black) || (r->kings & ~(r->white | r->black)) ||
+            r->side > 1 || !(r->label >= 0 && r->label <= 1))
+            FAIL(DAMAS_ERR_SYNTAX, "%s: row %llu is not a position of a %dx%d board with a label in [0, 1]", d->path,
+                 (unsigned long long)(from + i), d->board->size, d->board->size);
+    }
+    return DAMAS_OK;
+}
+
+void dataset_position(const DatasetRow *row, Position *out)
+{
+    out->pieces[WHITE] = row->white;
+    out->pieces[BLACK] = row->black;
+    out->kings = row->kings;
+    out->side = row->side;
+    out->hash = pos_hash(out);
+}
+
+void dataset_close(Dataset *d)
+{
+    if (!d)
+        return;
+    if (d->data >= 0)
+        H5Dclose(d->data);
+    if (d->type >= 0)
+        H5Tclose(d->type);
+    if (d->file >= 0)
+        H5Fclose(d->file);
+    free(d);
+}
