@@ -296,14 +296,14 @@ HubEngine *hub_engine_start(const char *command, const Variant *v, char *err, si
     }
     return e;
 failed_to_talk:
-    fail(e, err, errlen, "cannot write to the engine");
+    fail(e, err, errlen, "the engine ended (it reads no more)");
     hub_engine_close(e);
     return NULL;
 }
 
 int hub_engine_new_game(HubEngine *e, char *err, size_t errlen)
 {
-    return send_line(e, "new-game") ? DAMAS_OK : fail(e, err, errlen, "cannot write to the engine");
+    return send_line(e, "new-game") ? DAMAS_OK : fail(e, err, errlen, "the engine ended (it reads no more)");
 }
 
 int hub_engine_play(HubEngine *e, const Position *start, const Move *moves, int nmoves, double seconds, Move *out,
@@ -330,7 +330,7 @@ int hub_engine_play(HubEngine *e, const Position *start, const Move *moves, int 
     bool sent = send_line(e, line) && send_line(e, level) && send_line(e, "go think");
     free(line);
     if (!sent)
-        return fail(e, err, errlen, "cannot write to the engine");
+        return fail(e, err, errlen, "the engine ended (it reads no more)");
     char reply[4096], move[HUB_MOVE_MAX];
     int rc = expect(e, "done", reply, sizeof reply, now() + seconds + HUB_GRACE_SECONDS, err, errlen);
     if (rc != DAMAS_OK && strstr(err, "in time")) {

@@ -59,7 +59,7 @@ check analyze_finds_the_capture 0 "best c3:a5" -- "$damas" analyze --variant rus
 check analyze_bad_fen 2 "error: " -- "$damas" analyze --variant russian --depth 2 "W:W99:B1"
 check analyze_needs_fen 2 "error: a FEN is required" -- "$damas" analyze --variant russian
 check analyze_bad_weights 1 "not an HDF5 file" -- "$damas" analyze --variant russian --weights /etc/hostname --depth 2 "W:W21:B1"
-check eval_groups 0 "patterns" -- "$damas" eval --variant brazilian "W:Wa5,g5,a3,g3,d2,c1,e1,g1:Bb8,f8,h8,g7,b6"
+check eval_groups 0 "regions" -- "$damas" eval --variant brazilian "W:Wa5,g5,a3,g3,d2,c1,e1,g1:Bb8,f8,h8,g7,b6"
 bench1=$("$damas" bench --depth 4 | tail -1 | cut -d' ' -f2)
 bench2=$("$damas" bench --depth 4 | tail -1 | cut -d' ' -f2)
 if [ -n "$bench1" ] && [ "$bench1" = "$bench2" ]; then ok; else fail "bench node count not stable: $bench1 vs $bench2"; fi
@@ -71,6 +71,13 @@ if grep -q '\[GameType "22' "$pdn" && [ "$(grep -c '^\[Event' "$pdn")" -eq 4 ]; 
 rm -f "$pdn"
 check match_needs_limit 2 "error: a limit per move is required" -- "$damas" match --variant italian --a default --b random --games 2
 check match_odd_games 2 "error: --games must be an even number" -- "$damas" match --variant italian --a default --b random --games 3 --nodes 10
+# A Hub engine as a match player: damas against its own Hub engine, and engines that fail.
+check match_vs_hub_engine 0 "A wins" -- "$damas" match --variant russian --a default --b "hub:$damas hub" --games 2 \
+  --time 0.02 --threads 2
+check match_hub_needs_time 2 "a Hub engine plays on time" -- "$damas" match --variant russian --a default \
+  --b "hub:$damas hub" --games 2 --nodes 100
+check match_hub_missing 1 "error: Hub engine '/nonexistent/engine': the engine ended" -- "$damas" match --variant russian --a default \
+  --b "hub:/nonexistent/engine" --games 2 --time 0.02
 check hub_handshake 0 "param name=variant" -- bash -c "printf 'hub\nquit\n' | '$damas' hub"
 check hub_full_game 0 "hub game: " -- python3 "$(dirname "$0")/hub_game.py" "$damas" russian Wbbbbbbbbbbbbeeeeeeeewwwwwwwwwwww
 check hub_bad_position 0 'error message="bad position' -- \
@@ -84,6 +91,13 @@ check analyze_trained_weights 0 "best " -- "$damas" analyze --variant italian --
 if [ "$(wc -l <"$tw/w.csv")" -eq 2 ] && grep -q '^\[Event "damas self-play"\]' "$tw/w.pdn"; then ok; else fail "train_outputs: $(ls "$tw")"; fi
 check train_weights_of_other_variant 1 "holds weights for italian, not russian" -- \
   "$damas" analyze --variant russian --weights "$tw/w.h5" --depth 2 "W:W21-32:B1-12"
+# The data set and the fit on their own: self-play appends and goes on, the fit writes weights.
+check selfplay_small 0 "holds 6 games" -- "$damas" selfplay --variant czech --data "$tw/d.h5" --games 6 --nodes 200 --threads 2
+check selfplay_goes_on 0 "holds 10 games" -- "$damas" selfplay --variant czech --data "$tw/d.h5" --games 4 --nodes 200 --threads 2
+check selfplay_other_variant 1 "holds positions of czech" -- "$damas" selfplay --variant russian --data "$tw/d.h5" --games 1
+check fit_small 0 "czech: fitted " -- "$damas" fit --variant czech --data "$tw/d.h5" --out "$tw/f.h5" --epochs 2 --threads 2
+check fit_weights_load 0 "fit --variant czech" -- "$damas" eval --variant czech --weights "$tw/f.h5" "W:W21-32:B1-12"
+check fit_missing_data 1 "no such data set" -- "$damas" fit --variant czech --data "$tw/none.h5" --out "$tw/g.h5"
 rm -rf "$tw"
 check train_needs_out 2 "error: --out WEIGHTS.h5 is required" -- "$damas" train --variant italian
 

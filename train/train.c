@@ -239,10 +239,17 @@ int train_fit(const Variant *v, Weights *w, const DatasetRow *rows, size_t n, co
         snprintf(err, errlen, "out of memory for fitting %zu positions", n);
         return DAMAS_ERR_RANGE;
     }
-    /* Positions of one game are alike: every twentieth game is held out whole. */
+    /* Positions of one game are alike: every twentieth game is held out whole (every second
+     * to every nineteenth when the rows span fewer than 40 games). */
+    uint32_t first = n ? rows[0].game : 0, last = first;
+    for (size_t i = 0; i < n; i++) {
+        first = rows[i].game < first ? rows[i].game : first;
+        last = rows[i].game > last ? rows[i].game : last;
+    }
+    uint32_t span = last - first + 1, period = span >= 40 ? 20 : span / 2 < 2 ? 2 : span / 2;
     size_t ntrain = 0, nheld = 0;
     for (size_t i = 0; i < n; i++) {
-        if (rows[i].game % 20 == 19)
+        if (rows[i].game % period == period - 1)
             held[nheld++] = i;
         else
             train[ntrain++] = i;
