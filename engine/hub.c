@@ -86,8 +86,8 @@ bool hub_move_parse(const Variant *v, const Position *pos, const char *text, Mov
         p = end;
         if (*p && *p != '-' && *p != 'x')
             return false;
-        if (*p)
-            p++;
+        if (*p && !*++p)   /* a separator must be followed by a square */
+            return false;
     }
     if (*p || n < 2)
         return false;

@@ -6,7 +6,8 @@
 # usage: scripts/train-all.sh [POSITIONS] [NODES] [MATCH_GAMES]
 # env:   VARIANTS (default: international and the six 8x8 variants), DATA (the data sets'
 #        directory, default /var/tmp/damas-train), WEIGHTS (the self-play weights, default
-#        builtin), SEED (1), LAMBDA (0), OUT (eval/weights)
+#        builtin), SEED (1), LAMBDA (0), OUT (eval/weights), DBS (a directory whose
+#        <variant> subdirectories are endgame databases: self-play labels and ends games with them)
 set -euo pipefail
 positions=${1:-10000000}
 nodes=${2:-2000}
@@ -20,8 +21,10 @@ mkdir -p "$out" "$data"
   printf '| variant | positions | self-play, fit | games | W/D/L | Elo ± 95%% |\n|---|---|---|---|---|---|\n' >"$out/results.md"
 for v in ${VARIANTS:-international brazilian russian spanish czech italian american}; do
   start=$(date +%s)
+  db=()
+  if [ -n "${DBS:-}" ] && [ -d "$DBS/$v" ]; then db=(--db "$DBS/$v"); fi
   "$damas" selfplay --variant "$v" --data "$data/$v.data.h5" --positions "$positions" --nodes "$nodes" \
-    --weights "${WEIGHTS:-builtin}" --seed "$seed" 2>&1 | tail -1
+    --weights "${WEIGHTS:-builtin}" --seed "$seed" "${db[@]}" 2>&1 | tail -1
   played=$(date +%s)
   "$damas" fit --variant "$v" --data "$data/$v.data.h5" --lambda "${LAMBDA:-0}" --seed "$seed" \
     --out "$out/$v.h5" 2>"$out/$v.fit.txt"
@@ -31,7 +34,7 @@ for v in ${VARIANTS:-international brazilian russian spanish czech italian ameri
   echo "$result"
   wdl=$(sed -nE 's/^A wins ([0-9]+), draws ([0-9]+), losses ([0-9]+).*/\1\/\2\/\3/p' <<<"$result")
   elo=$(sed -nE 's/^Elo A - B: (.*)$/\1/p' <<<"$result")
-  printf '| %s | %s at %s nodes | %s | %d | %s | %s |\n' "$v" "$positions" "$nodes" "$took" "$match_games" "$wdl" \
-    "$elo" >>"$out/results.md"
+  printf '| %s | %s at %s nodes%s | %s | %d | %s | %s |\n' "$v" "$positions" "$nodes" "${db:+, with ${db[1]}}" \
+    "$took" "$match_games" "$wdl" "$elo" >>"$out/results.md"
 done
 cat "$out/results.md"
