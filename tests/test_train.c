@@ -120,8 +120,12 @@ Test(train, selfplay_appends_and_a_rerun_goes_on_with_the_next_games, .init = ma
     DatasetRow *ra = malloc(n * sizeof *ra), *rb = malloc(n * sizeof *rb);
     cr_assert_eq(dataset_read(da, 0, n, ra, err, sizeof err), DAMAS_OK, "%s", err);
     cr_assert_eq(dataset_read(db, 0, n, rb, err, sizeof err), DAMAS_OK, "%s", err);
-    cr_assert_eq(memcmp(ra, rb, n * sizeof *ra), 0, "the same games, in one run or two");
     for (uint64_t i = 0; i < n; i++) {
+        /* Field by field: the rows' padding is not stored. */
+        cr_assert(ra[i].white == rb[i].white && ra[i].black == rb[i].black && ra[i].kings == rb[i].kings &&
+                      ra[i].game == rb[i].game && ra[i].label == rb[i].label && ra[i].score == rb[i].score &&
+                      ra[i].side == rb[i].side && ra[i].exact == rb[i].exact,
+                  "row %llu: the same games, in one run or two", (unsigned long long)i);
         Position pos;
         dataset_position(&ra[i], &pos);
         cr_assert(!movegen_has_capture(&pos, &v), "row %llu: quiet positions only", (unsigned long long)i);
