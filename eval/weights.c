@@ -149,7 +149,11 @@ int weights_save(const char *path, const Weights *w, char *err, size_t errlen)
     snprintf(tmp, sizeof tmp, "%s.tmp", path);
     hid_t fcpl = H5Pcreate(H5P_FILE_CREATE);
     H5Pset_obj_track_times(fcpl, 0);
-    hid_t f = H5Fcreate(tmp, H5F_ACC_TRUNC, fcpl, H5P_DEFAULT);
+    /* The newer file format: its metadata carries checksums, so damage is found on reading. */
+    hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
+    H5Pset_libver_bounds(fapl, H5F_LIBVER_V110, H5F_LIBVER_LATEST);
+    hid_t f = H5Fcreate(tmp, H5F_ACC_TRUNC, fcpl, fapl);
+    H5Pclose(fapl);
     H5Pclose(fcpl);
     if (f < 0)
         FAIL(DAMAS_ERR_RANGE, "cannot create %s (directory missing or read-only?)", tmp);
@@ -179,6 +183,11 @@ int weights_save(const char *path, const Weights *w, char *err, size_t errlen)
         hid_t space = H5Screate_simple(2, dims, NULL);
         hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
         H5Pset_obj_track_times(dcpl, 0);
+        /* One chunk, deflated and checksummed: most region weights are 0 or near it. */
+        H5Pset_chunk(dcpl, 2, dims);
+        H5Pset_shuffle(dcpl);
+        H5Pset_deflate(dcpl, 6);
+        H5Pset_fletcher32(dcpl);
         hid_t d = H5Dcreate2(f, eval_group_names[g], H5T_IEEE_F32LE, space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
         bad |= d < 0 || H5Dwrite(d, H5T_NATIVE_FLOAT, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) < 0;
         if (d >= 0)
