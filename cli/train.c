@@ -184,8 +184,8 @@ int cmd_selfplay(int argc, char **argv)
 static void fit_progress(void *ctx, const FitReport *r)
 {
     (void)ctx;
-    fprintf(stderr, "epoch %d: loss %.5f, held out %.5f (start %.5f), %.0f s\n", r->epoch, r->train_loss,
-            r->heldout_loss, r->start_loss, r->seconds);
+    fprintf(stderr, "epoch %d: loss %.5f, held out %.5f (best %.5f, start %.5f), scale %.1f, %.0f s\n", r->epoch,
+            r->train_loss, r->epoch_heldout, r->heldout_loss, r->start_loss, r->scale, r->seconds);
 }
 
 /* The rows of the data set at path (the newest `last`, 0: all) in *rows. */

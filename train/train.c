@@ -297,6 +297,7 @@ int train_fit(const Variant *v, Weights *w, const DatasetRow *rows, size_t n, co
         double heldout = loss_of(v, w, rows, held, nheld, scale, o->lambda, o->threads);
         r->epoch = epoch;
         r->train_loss = loss / (double)ntrain;   /* during the epoch, as the weights moved */
+        r->epoch_heldout = heldout;
         if (heldout < r->heldout_loss) {
             r->heldout_loss = heldout;
             r->scale = scale;

@@ -57,6 +57,7 @@ typedef struct {
     uint64_t train_rows, heldout_rows;
     double scale;           /* of the sigmoid: P(win) = 1 / (1 + exp(-eval / scale)) */
     double start_loss, train_loss, heldout_loss;   /* cross-entropy; held out: of the best epoch */
+    double epoch_heldout;   /* held-out loss of the last epoch */
     double seconds;
 } FitReport;
 
