@@ -23,7 +23,8 @@ static const char selfplay_help[] =
 
 static const char fit_help[] =
     "usage: damas fit --variant V [--optional-capture] --data FILE.h5 --out WEIGHTS.h5 [--from W]\n"
-    "                 [--epochs E] [--lambda L] [--lr R] [--batch B] [--last N] [--threads T] [--seed S]\n"
+    "                 [--epochs E] [--lambda L] [--lr R] [--l2 X] [--batch B] [--last N] [--threads T]\n"
+    "                 [--seed S]\n"
     "\n"
     "Fits the evaluation weights to the positions of FILE.h5 by logistic regression (lazy Adam,\n"
     "every twentieth game held out, at most E epochs (default 30), stopping when the held-out\n"
@@ -64,7 +65,7 @@ typedef struct {
     const char *variant, *data, *weights, *db_dir, *out;
     bool optional;
     uint64_t nodes, threads, seed, positions, games, epochs, last, batch;
-    double lambda, lr;
+    double lambda, lr, l2;
 } TrainArgs;
 
 /* Parses argv[*i] if it is a shared option; 1 if it was, 0 if not, -1 on a bad value. */
@@ -102,6 +103,10 @@ static int shared_option(int argc, char **argv, int *i, TrainArgs *a)
         a->lr = strtod(value, &end);
         if (*end || !(a->lr > 0 && a->lr < 1000))
             return cli_error(-1, "--lr must be a positive number below 1000, not '%s'", value);
+    } else if ((value = cli_option(argc, argv, i, "--l2"))) {
+        a->l2 = strtod(value, &end);
+        if (*end || !(a->l2 >= 0 && a->l2 < 1))
+            return cli_error(-1, "--l2 must be a number from 0 to below 1, not '%s'", value);
     } else if ((value = cli_option(argc, argv, i, "--batch"))) {
         if (!cli_uint(value, 1 << 20, &a->batch) || a->batch < 1)
             return cli_error(-1, "--batch must be from 1 to %d, not '%s'", 1 << 20, value);
@@ -113,7 +118,9 @@ static int shared_option(int argc, char **argv, int *i, TrainArgs *a)
 static TrainArgs train_args(void)
 {
     long n = sysconf(_SC_NPROCESSORS_ONLN);
-    return (TrainArgs){.nodes = 1000, .threads = n > 0 ? (uint64_t)n : 1, .seed = 1, .epochs = 30, .lr = 1.0};
+    FitOptions fit = train_fit_defaults();
+    return (TrainArgs){.nodes = 1000, .threads = n > 0 ? (uint64_t)n : 1, .seed = 1, .epochs = 30, .lr = fit.lr,
+                       .l2 = fit.l2, .lambda = fit.lambda};
 }
 
 int cmd_selfplay(int argc, char **argv)
@@ -257,6 +264,7 @@ int cmd_fit(int argc, char **argv)
     o.epochs = (int)a.epochs;
     o.lambda = a.lambda;
     o.lr = a.lr;
+    o.l2 = a.l2;
     o.threads = (int)a.threads;
     o.seed = a.seed;
     if (a.batch)
@@ -269,9 +277,9 @@ int cmd_fit(int argc, char **argv)
         char date[32];
         strftime(date, sizeof date, "%Y-%m-%d %H:%M:%S UTC", gmtime(&t));
         snprintf(w->provenance, sizeof w->provenance,
-                 "damas %s fit --variant %s --data %s --epochs %d --lambda %g --lr %g --batch %d --seed %llu%s%s%s; "
+                 "damas %s fit --variant %s --data %s --epochs %d --lambda %g --lr %g --l2 %g --batch %d --seed %llu%s%s%s; "
                  "%s; %llu positions (%llu held out), scale %.1f, held-out loss %.5f (start %.5f) after %d epochs",
-                 DAMAS_VERSION_TEXT, v.name, a.data, o.epochs, o.lambda, o.lr, o.batch, (unsigned long long)o.seed,
+                 DAMAS_VERSION_TEXT, v.name, a.data, o.epochs, o.lambda, o.lr, o.l2, o.batch, (unsigned long long)o.seed,
                  from ? " --from " : "", from ? from : "", a.last ? " (newest positions only)" : "", date,
                  (unsigned long long)r.train_rows, (unsigned long long)r.heldout_rows, r.scale, r.heldout_loss,
                  r.start_loss, r.epoch);
@@ -387,6 +395,7 @@ int cmd_train(int argc, char **argv)
     fit.epochs = (int)a.epochs;
     fit.lambda = a.lambda;
     fit.lr = a.lr;
+    fit.l2 = a.l2;
     if (a.batch)
         fit.batch = (int)a.batch;
     TrainOptions o = {(int)games, (int)generations, a.nodes, (int)a.threads, a.seed, (int)match_games, window, fit,

@@ -83,6 +83,19 @@ check hub_full_game 0 "hub game: " -- python3 "$(dirname "$0")/hub_game.py" "$da
 check hub_bad_position 0 'error message="bad position' -- \
   bash -c "printf 'hub\ninit\npos pos=Wxyz\nquit\n' | '$damas' hub"
 
+# A weight file of feature set 1 (v0.2's shipped Russian weights) is refused; converted, it
+# evaluates a position without kings as v0.2 did (+0.59 for Black, printed by damas 0.2.0).
+old_weights="$(dirname "$0")/fixtures/russian-feature-set-1.h5"
+check weights_feature_set_1_refused 1 "holds weights of feature set 1" -- \
+  "$damas" eval --variant russian --weights "$old_weights" "W:W21-32:B1-12"
+if command -v /usr/bin/python3 >/dev/null && /usr/bin/python3 -c "import h5py" 2>/dev/null; then
+  cw=$(mktemp -d)
+  check weights_converted 0 "" -- /usr/bin/python3 "$(dirname "$0")/../tools/weights-fs1-to-fs2.py" "$old_weights" "$cw/w.h5"
+  check weights_converted_evaluate_as_before 0 "evaluation +0.59 for black" -- "$damas" eval --variant russian \
+    --weights "$cw/w.h5" "B:W8,9,13,14,15,16,20,21,27,30:B2,3,4,10,11,12,17,18,19,22,24"
+  rm -rf "$cw"
+fi
+
 # A tiny training run writes weights that analyze loads, with its log and games.
 tw=$(mktemp -d)
 check train_tiny 0 "trained italian weights" -- "$damas" train --variant italian --games 10 --generations 1 --nodes 200 \
