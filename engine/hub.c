@@ -1,3 +1,6 @@
+/* pipe2: the pipes are close-on-exec from the start, so an engine started by one thread does
+ * not inherit the pipes of another thread's engine (whose end would then never be seen). */
+#define _GNU_SOURCE
 #include "hub.h"
 
 #include <errno.h>
@@ -235,12 +238,12 @@ HubEngine *hub_engine_start(const char *command, const Variant *v, char *err, si
     snprintf(e->command, sizeof e->command, "%s", command);
     e->v = v;
     int to_child[2], from_child[2];
-    if (pipe(to_child) != 0) {
+    if (pipe2(to_child, O_CLOEXEC) != 0) {
         free(e);
         snprintf(err, errlen, "cannot make a pipe: %s", strerror(errno));
         return NULL;
     }
-    if (pipe(from_child) != 0) {
+    if (pipe2(from_child, O_CLOEXEC) != 0) {
         close(to_child[0]), close(to_child[1]), free(e);
         snprintf(err, errlen, "cannot make a pipe: %s", strerror(errno));
         return NULL;
@@ -258,8 +261,6 @@ HubEngine *hub_engine_start(const char *command, const Variant *v, char *err, si
     close(from_child[1]);
     e->in = to_child[1];
     e->out = from_child[0];
-    fcntl(e->in, F_SETFD, FD_CLOEXEC);
-    fcntl(e->out, F_SETFD, FD_CLOEXEC);
     if (e->pid < 0) {
         snprintf(err, errlen, "cannot start '%s': %s", command, strerror(errno));
         e->pid = 0;

@@ -92,9 +92,9 @@ int match_a_colour(const Position *openings, int nopen, int g)
 static void first_error(int *failed, char *err, size_t errlen, const char *message)
 {
 #pragma omp critical(match_error)
-    if (!*failed) {
-        *failed = 1;
+    if (!__atomic_load_n(failed, __ATOMIC_RELAXED)) {
         snprintf(err, errlen, "%s", message);
+        __atomic_store_n(failed, 1, __ATOMIC_RELAXED);
     }
 }
 
