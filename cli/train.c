@@ -424,11 +424,13 @@ int cmd_train(int argc, char **argv)
     char date[32];
     strftime(date, sizeof date, "%Y-%m-%d %H:%M:%S UTC", gmtime(&t));
     snprintf(result->provenance, sizeof result->provenance,
-             "damas %s train --variant %s --generations %llu --games %llu --nodes %llu --threads %llu --seed %llu%s%s; "
+             "damas %s train --variant %s --generations %llu --games %llu --nodes %llu --epochs %d --lambda %g "
+             "--threads %llu --seed %llu%s%s; "
              "%s; %llu games, %llu positions in the data set; final match against the compiled-in weights: %d games, "
              "+%d =%d -%d, Elo %+.1f [%+.1f, %+.1f]",
              DAMAS_VERSION_TEXT, v.name, (unsigned long long)generations, (unsigned long long)games,
-             (unsigned long long)a.nodes, (unsigned long long)a.threads, (unsigned long long)a.seed,
+             (unsigned long long)a.nodes, fit.epochs, fit.lambda, (unsigned long long)a.threads,
+             (unsigned long long)a.seed,
              from ? " --from " : "", from ? from : "", date, (unsigned long long)played, (unsigned long long)positions,
              m.games, m.wins, m.draws, m.losses, m.elo, m.low, m.high);
     result->meta = (WeightsMeta){true,   (int)generations, played, positions, m.elo, m.low, m.high,
