@@ -51,8 +51,8 @@ static void selfplay_progress(void *ctx, const SelfPlayReport *r)
 {
     const uint64_t *target = ctx;
     bool tty = isatty(2);
-    fprintf(stderr, "%s%llu games, %llu positions%s%.1f games/s", tty ? "\r" : "", (unsigned long long)r->games,
-            (unsigned long long)r->rows, ", ", r->games_per_second);
+    fprintf(stderr, "%s%llu games, %llu positions, %.1f games/s", tty ? "\r" : "", (unsigned long long)r->games,
+            (unsigned long long)r->rows, r->games_per_second);
     if (*target && r->rows < *target && r->new_games)
         fprintf(stderr, ", ~%.0f s left",
                 (double)(*target - r->rows) / ((double)r->rows / (double)r->games) / r->games_per_second);
