@@ -317,6 +317,8 @@ int train_fit(const Variant *v, Weights *w, const DatasetRow *rows, size_t n, co
     return DAMAS_OK;
 }
 
+_Static_assert((int)MATCH_NO_SCORE == (int)DATASET_NO_SCORE, "a game's missing score is a row's missing score");
+
 /* The quiet positions of game g (number `game` of the data set) as rows, labelled by the
  * result for the side to move, or by the database where it covers them. Returns the count. */
 static int game_rows(const Variant *v, const Game *g, DbProbe *db, uint32_t game, DatasetRow *out)
