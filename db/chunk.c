@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "h5lz4.h"
+#include "h5util.h"
 
 /* The checksum of a stored chunk: a 64-bit multiply-xorshift hash over little-endian words
  * (docs/FORMAT.md). */
@@ -292,17 +293,11 @@ uint64_t chunk_read_all(const ChunkSet *c, void *out)
     return bad;
 }
 
-/* A u64 attribute of g, or -1 if absent or unreadable. */
+/* A u64 attribute of g, or -1 if absent, malformed or above 65535. */
 static int64_t attr_value(hid_t g, const char *name)
 {
     uint64_t v = 0;
-    if (H5Aexists(g, name) <= 0)
-        return -1;
-    hid_t a = H5Aopen(g, name, H5P_DEFAULT);
-    herr_t rc = a < 0 ? -1 : H5Aread(a, H5T_NATIVE_UINT64, &v);
-    if (a >= 0)
-        H5Aclose(a);
-    return rc < 0 || v > 65535 ? -1 : (int64_t)v;
+    return h5_attr_u64(g, name, &v) != H5A_OK || v > 65535 ? -1 : (int64_t)v;
 }
 
 int stored_open(hid_t g, uint64_t positions, StoredSlice *s)
@@ -319,13 +314,7 @@ int stored_open(hid_t g, uint64_t positions, StoredSlice *s)
     /* The constants and every chunk checksum are covered by one more checksum, so a damaged
      * attribute or checksum array is caught here, before any answer. */
     uint64_t want = 0;
-    if (ok) {
-        hid_t a = H5Aexists(g, "values_check") > 0 ? H5Aopen(g, "values_check", H5P_DEFAULT) : -1;
-        ok = a >= 0 && H5Aread(a, H5T_NATIVE_UINT64, &want) >= 0;
-        if (a >= 0)
-            H5Aclose(a);
-    }
-    ok = ok && want == stored_values_check(s->constant_wdl, s->constant_dtw, s->wdl.summary, s->dtw.summary);
+    ok = ok && h5_attr_u64(g, "values_check", &want) == H5A_OK && want == stored_values_check(s->constant_wdl, s->constant_dtw, s->wdl.summary, s->dtw.summary);
     if (!ok)
         stored_close(s);
     return ok ? 0 : -1;

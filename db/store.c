@@ -15,7 +15,7 @@
 #include "../core/movegen.h"
 #include "../core/position.h"
 #include "chunk.h"
-#include "h5lz4.h"
+#include "h5util.h"
 #include "pack.h"
 
 enum { PATH_LEN = STORE_PATH_MAX };
@@ -374,71 +374,6 @@ int store_manifest(const char *dir, const Variant *v, bool create, char *err, si
 
 /* ---- HDF5 ---- */
 
-static int h5_ready = -1;
-static pthread_once_t h5_once = PTHREAD_ONCE_INIT;
-
-static void h5_setup(void)
-{
-    /* Before any other HDF5 call. HDF5's exit handler would close files left open, and it
-     * crashes on one whose close already failed (a full disk); damas closes its own files. */
-    H5dont_atexit();
-    H5Eset_auto2(H5E_DEFAULT, NULL, NULL); /* errors are reported by damas, not printed */
-    h5_ready = h5lz4_register();
-}
-
-/* Sets HDF5 up once per process; 0, or -1 if the LZ4 filter cannot be registered. */
-static int h5_init(void)
-{
-    pthread_once(&h5_once, h5_setup);
-    return h5_ready;
-}
-
-static herr_t attr_write(hid_t obj, const char *name, hid_t type, const void *value)
-{
-    hid_t space = H5Screate(H5S_SCALAR);
-    hid_t a = H5Acreate2(obj, name, type, space, H5P_DEFAULT, H5P_DEFAULT);
-    herr_t rc = a < 0 ? -1 : H5Awrite(a, type, value);
-    if (a >= 0)
-        H5Aclose(a);
-    H5Sclose(space);
-    return rc;
-}
-
-static herr_t attr_string(hid_t obj, const char *name, const char *value)
-{
-    hid_t t = H5Tcopy(H5T_C_S1);
-    H5Tset_size(t, strlen(value) + 1);
-    herr_t rc = attr_write(obj, name, t, value);
-    H5Tclose(t);
-    return rc;
-}
-
-static herr_t attr_u64(hid_t obj, const char *name, uint64_t v)
-{
-    return attr_write(obj, name, H5T_STD_U64LE, &v);
-}
-
-static herr_t attr_read(hid_t obj, const char *name, hid_t memtype, void *value)
-{
-    if (H5Aexists(obj, name) <= 0)
-        return -1;
-    hid_t a = H5Aopen(obj, name, H5P_DEFAULT);
-    herr_t rc = a < 0 ? -1 : H5Aread(a, memtype, value);
-    if (a >= 0)
-        H5Aclose(a);
-    return rc;
-}
-
-static herr_t attr_read_string(hid_t obj, const char *name, char *buf, size_t len)
-{
-    hid_t t = H5Tcopy(H5T_C_S1);
-    H5Tset_size(t, len);
-    herr_t rc = attr_read(obj, name, t, buf);
-    H5Tclose(t);
-    buf[len - 1] = '\0';
-    return rc;
-}
-
 typedef struct {
     const Variant *v;
     uint8_t *dc;
@@ -471,20 +406,20 @@ static int write_slice(hid_t file, const Variant *v, DbTable *t)
     if (g < 0)
         return -1;
     int bad = 0;
-    bad |= attr_string(g, "variant", v->name) < 0;
-    bad |= attr_string(g, "rules", rules) < 0;
-    bad |= attr_u64(g, "index_version", DB_INDEX_VERSION) < 0;
+    bad |= h5_attr_write_string(g, "variant", v->name) < 0;
+    bad |= h5_attr_write_string(g, "rules", rules) < 0;
+    bad |= h5_attr_write_u64(g, "index_version", DB_INDEX_VERSION) < 0;
     int8_t mat[4] = {t->slice.m.um, t->slice.m.uk, t->slice.m.tm, t->slice.m.tk};
     hsize_t four = 4;
     hid_t mt = H5Tarray_create2(H5T_NATIVE_INT8, 1, &four);
-    bad |= attr_write(g, "material", mt, mat) < 0;
+    bad |= h5_attr_write(g, "material", mt, mat) < 0;
     H5Tclose(mt);
-    bad |= attr_u64(g, "positions", t->slice.size) < 0;
-    bad |= attr_u64(g, "wins", t->wins) < 0;
-    bad |= attr_u64(g, "draws", t->draws) < 0;
-    bad |= attr_u64(g, "losses", t->losses) < 0;
-    bad |= attr_u64(g, "max_dtw", (uint64_t)t->max_dtw) < 0;
-    bad |= attr_u64(g, "checksum", t->checksum) < 0;
+    bad |= h5_attr_write_u64(g, "positions", t->slice.size) < 0;
+    bad |= h5_attr_write_u64(g, "wins", t->wins) < 0;
+    bad |= h5_attr_write_u64(g, "draws", t->draws) < 0;
+    bad |= h5_attr_write_u64(g, "losses", t->losses) < 0;
+    bad |= h5_attr_write_u64(g, "max_dtw", (uint64_t)t->max_dtw) < 0;
+    bad |= h5_attr_write_u64(g, "checksum", t->checksum) < 0;
     uint8_t *dc = t->dont_care ? t->dont_care : dont_care_of(v, t);
     Packed p = {0};
     if (!dc || pack_values(t, dc, &p) < 0) {
@@ -492,15 +427,15 @@ static int write_slice(hid_t file, const Variant *v, DbTable *t)
     } else {
         uint64_t sw = 0, sd = 0;
         if (p.constant_wdl >= 0)
-            bad |= attr_u64(g, "wdl_constant", (uint64_t)p.constant_wdl) < 0;
+            bad |= h5_attr_write_u64(g, "wdl_constant", (uint64_t)p.constant_wdl) < 0;
         else
             bad |= chunk_write(g, "wdl", 1, p.wdl2, (t->slice.size + 3) / 4, 0, CHUNK_LZ4HC_LEVEL, &sw) < 0;
         if (p.constant_dtw >= 0)
-            bad |= attr_u64(g, "dtw_constant", (uint64_t)p.constant_dtw) < 0;
+            bad |= h5_attr_write_u64(g, "dtw_constant", (uint64_t)p.constant_dtw) < 0;
         else
             bad |= chunk_write(g, "dtw", p.half_size, p.half, t->slice.size, CHUNK_DTW_BLOCK,
                                    CHUNK_DTW_LZ4HC_LEVEL, &sd) < 0;
-        bad |= attr_u64(g, "values_check",
+        bad |= h5_attr_write_u64(g, "values_check",
                         stored_values_check(p.constant_wdl >= 0 ? p.constant_wdl : -1,
                                             p.constant_dtw >= 0 ? p.constant_dtw : -1, sw, sd)) < 0;
     }
@@ -538,11 +473,11 @@ int store_write_unit(const char *dir, const Variant *v, DbTable *const *tables, 
     if (file < 0)
         FAIL(DAMAS_ERR_RANGE, "cannot create %s (directory missing, read-only or full?)", tmp);
     variant_rules_text(v, rules);
-    int bad = attr_string(file, "format", "damas endgame database") < 0;
-    bad |= attr_string(file, "variant", v->name) < 0;
-    bad |= attr_string(file, "rules", rules) < 0;
-    bad |= attr_u64(file, "index_version", DB_INDEX_VERSION) < 0;
-    bad |= attr_u64(file, "format_version", DB_FORMAT_VERSION) < 0;
+    int bad = h5_attr_write_string(file, "format", "damas endgame database") < 0;
+    bad |= h5_attr_write_string(file, "variant", v->name) < 0;
+    bad |= h5_attr_write_string(file, "rules", rules) < 0;
+    bad |= h5_attr_write_u64(file, "index_version", DB_INDEX_VERSION) < 0;
+    bad |= h5_attr_write_u64(file, "format_version", DB_FORMAT_VERSION) < 0;
     for (int i = 0; i < n && !bad; i++)
         bad |= write_slice(file, v, tables[i]) < 0;
     bad |= H5Fclose(file) < 0;
@@ -565,12 +500,19 @@ static int check_slice(hid_t g, const char *path, const char *name, const Varian
     char variant[64], rules[VARIANT_RULES_MAX], want[VARIANT_RULES_MAX];
     uint64_t version = 0, positions = 0;
     variant_rules_text(v, want);
-    if (attr_read_string(g, "variant", variant, sizeof variant) < 0 ||
-        attr_read_string(g, "rules", rules, sizeof rules) < 0 ||
-        attr_read(g, "index_version", H5T_NATIVE_UINT64, &version) < 0 ||
-        attr_read(g, "positions", H5T_NATIVE_UINT64, &positions) < 0 ||
-        attr_read(g, "checksum", H5T_NATIVE_UINT64, checksum) < 0)
-        FAIL(DAMAS_ERR_SYNTAX, "%s: slice %s lacks its attributes (damaged or not a damas file)", path, name);
+    const char *attr = "variant";
+    int rc = h5_attr_string(g, attr, variant, sizeof variant);
+    if (rc == H5A_OK)
+        rc = h5_attr_string(g, attr = "rules", rules, sizeof rules);
+    if (rc == H5A_OK)
+        rc = h5_attr_u64(g, attr = "index_version", &version);
+    if (rc == H5A_OK)
+        rc = h5_attr_u64(g, attr = "positions", &positions);
+    if (rc == H5A_OK)
+        rc = h5_attr_u64(g, attr = "checksum", checksum);
+    if (rc != H5A_OK)
+        FAIL(DAMAS_ERR_SYNTAX, "%s: slice %s: attribute '%s' is %s (damaged file, or not a damas database)", path,
+             name, attr, h5_attr_problem(rc));
     if (strcmp(variant, v->name) || strcmp(rules, want))
         FAIL(DAMAS_ERR_ILLEGAL, "%s: slice %s is %s (%s), not %s", path, name, variant, rules, v->name);
     if (version != DB_INDEX_VERSION || positions != size)
@@ -668,8 +610,9 @@ static int read_slice(hid_t g, const char *path, const char *name, const DbSet *
     uint64_t stats[4];
     const char *names[4] = {"wins", "draws", "losses", "max_dtw"};
     for (int k = 0; k < 4; k++)
-        if (attr_read(g, names[k], H5T_NATIVE_UINT64, &stats[k]) < 0)
-            FAIL(DAMAS_ERR_SYNTAX, "%s: slice %s lacks attribute %s", path, name, names[k]);
+        if ((rc = h5_attr_u64(g, names[k], &stats[k])) != H5A_OK)
+            FAIL(DAMAS_ERR_SYNTAX, "%s: slice %s: attribute '%s' is %s (damaged file)", path, name, names[k],
+                 h5_attr_problem(rc));
     StoredSlice st;
     if (stored_open(g, t->slice.size, &st) < 0)
         FAIL(DAMAS_ERR_SYNTAX, "%s: slice %s: its values are missing or malformed (damaged file)", path, name);
@@ -745,7 +688,13 @@ int store_open_unit(const char *dir, Material m, hid_t *file, char *path, char *
     if (*file < 0)
         FAIL(DAMAS_ERR_SYNTAX, "%s cannot be opened (damaged or truncated)", path);
     uint64_t format = 0;
-    if (attr_read(*file, "format_version", H5T_NATIVE_UINT64, &format) < 0 || format != DB_FORMAT_VERSION) {
+    int rc = h5_attr_u64(*file, "format_version", &format);
+    if (rc != H5A_OK) {
+        H5Fclose(*file);
+        FAIL(DAMAS_ERR_SYNTAX, "%s: attribute 'format_version' is %s (damaged file, or not a damas database)", path,
+             h5_attr_problem(rc));
+    }
+    if (format != DB_FORMAT_VERSION) {
         H5Fclose(*file);
         FAIL(DAMAS_ERR_ILLEGAL, "%s is in storage format %llu, not %d (written by another damas version: build it again)",
              path, (unsigned long long)format, DB_FORMAT_VERSION);

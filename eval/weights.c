@@ -3,7 +3,6 @@
  * feature_set and provenance (docs/FORMAT.md). */
 #include <errno.h>
 #include <hdf5.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,65 +10,34 @@
 
 #include "../core/error.h"
 #include "../core/variant.h"
+#include "../db/h5util.h"
 #include "eval.h"
 
 static const char weights_format[] = "damas evaluation weights";
-static pthread_once_t hdf5_once = PTHREAD_ONCE_INIT;
-
-static void hdf5_quiet(void)
+/* Whether dataset d holds floating-point values in chunks no larger than itself (a damaged
+ * chunk size would otherwise make HDF5 allocate gigabytes before any check). */
+static bool stored_sanely(hid_t d)
 {
-    H5dont_atexit();
-    H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
-}
-
-static int attr_string_read(hid_t obj, const char *name, char *buf, size_t len)
-{
-    if (H5Aexists(obj, name) <= 0)
-        return -1;
-    hid_t a = H5Aopen(obj, name, H5P_DEFAULT), t = H5Tcopy(H5T_C_S1);
-    H5Tset_size(t, len);
-    int rc = a < 0 || H5Aread(a, t, buf) < 0 ? -1 : 0;
-    buf[len - 1] = '\0';
-    H5Tclose(t);
-    if (a >= 0)
-        H5Aclose(a);
-    return rc;
-}
-
-static int attr_u64_read(hid_t obj, const char *name, uint64_t *v)
-{
-    if (H5Aexists(obj, name) <= 0)
-        return -1;
-    hid_t a = H5Aopen(obj, name, H5P_DEFAULT);
-    int rc = a < 0 || H5Aread(a, H5T_NATIVE_UINT64, v) < 0 ? -1 : 0;
-    if (a >= 0)
-        H5Aclose(a);
-    return rc;
-}
-
-static int attr_write(hid_t obj, const char *name, hid_t type, const void *value)
-{
-    hid_t space = H5Screate(H5S_SCALAR);
-    hid_t a = H5Acreate2(obj, name, type, space, H5P_DEFAULT, H5P_DEFAULT);
-    int rc = a < 0 || H5Awrite(a, type, value) < 0 ? -1 : 0;
-    if (a >= 0)
-        H5Aclose(a);
-    H5Sclose(space);
-    return rc;
-}
-
-static int attr_string_write(hid_t obj, const char *name, const char *value)
-{
-    hid_t t = H5Tcopy(H5T_C_S1);
-    H5Tset_size(t, strlen(value) + 1);
-    int rc = attr_write(obj, name, t, value);
-    H5Tclose(t);
-    return rc;
+    hid_t type = H5Dget_type(d), dcpl = H5Dget_create_plist(d);
+    bool ok = type >= 0 && H5Tget_class(type) == H5T_FLOAT && dcpl >= 0;
+    if (ok && H5Pget_layout(dcpl) == H5D_CHUNKED) {
+        hsize_t chunk[2] = {0, 0}, dims[2] = {0, 0};
+        hid_t space = H5Dget_space(d);
+        ok = H5Pget_chunk(dcpl, 2, chunk) == 2 && space >= 0 && H5Sget_simple_extent_dims(space, dims, NULL) == 2 &&
+             chunk[0] <= dims[0] && chunk[1] <= dims[1];
+        if (space >= 0)
+            H5Sclose(space);
+    }
+    if (type >= 0)
+        H5Tclose(type);
+    if (dcpl >= 0)
+        H5Pclose(dcpl);
+    return ok;
 }
 
 int weights_load(const char *path, const Variant *v, Weights *out, char *err, size_t errlen)
 {
-    pthread_once(&hdf5_once, hdf5_quiet);
+    h5_init();
     if (access(path, R_OK) != 0)
         FAIL(DAMAS_ERR_UNKNOWN, "%s: %s", path, strerror(errno));
     if (H5Fis_hdf5(path) <= 0)
@@ -87,11 +55,19 @@ int weights_load(const char *path, const Variant *v, Weights *out, char *err, si
     }
     char format[64] = "";
     uint64_t set = 0, size = 0;
-    int rc = DAMAS_OK;
-    if (attr_string_read(f, "format", format, sizeof format) < 0 || strcmp(format, weights_format) ||
-        attr_string_read(f, "variant", w->variant, sizeof w->variant) < 0 || attr_u64_read(f, "feature_set", &set) < 0 ||
-        attr_u64_read(f, "board_size", &size) < 0) {
-        snprintf(err, errlen, "%s is not a damas weight file (its attributes are missing)", path);
+    const char *attr = "format";
+    int rc = h5_attr_string(f, attr, format, sizeof format);
+    if (rc == H5A_OK && strcmp(format, weights_format))
+        rc = H5A_MALFORMED;
+    if (rc == H5A_OK)
+        rc = h5_attr_string(f, attr = "variant", w->variant, sizeof w->variant);
+    if (rc == H5A_OK)
+        rc = h5_attr_u64(f, attr = "feature_set", &set);
+    if (rc == H5A_OK)
+        rc = h5_attr_u64(f, attr = "board_size", &size);
+    if (rc != H5A_OK) {
+        snprintf(err, errlen, "%s is not a damas weight file (attribute '%s' is %s)", path, attr,
+                 rc == H5A_MALFORMED && !strcmp(attr, "format") && format[0] ? "another format" : h5_attr_problem(rc));
         rc = DAMAS_ERR_SYNTAX;
     } else if (strcmp(w->variant, v->name)) {
         snprintf(err, errlen, "%s holds weights for %s, not %s", path, w->variant, v->name);
@@ -107,8 +83,8 @@ int weights_load(const char *path, const Variant *v, Weights *out, char *err, si
                  (unsigned long long)size, v->rules.board_size, v->rules.board_size);
         rc = DAMAS_ERR_ILLEGAL;
     }
-    if (rc == DAMAS_OK && attr_string_read(f, "provenance", w->provenance, sizeof w->provenance) < 0)
-        w->provenance[0] = '\0';
+    if (rc == DAMAS_OK)
+        h5_attr_string(f, "provenance", w->provenance, sizeof w->provenance);   /* "" if absent */
     eval_layout(v->rules.board_size, &w->layout);
     for (int g = 0; g < EVAL_GROUPS && rc == DAMAS_OK; g++) {
         const char *name = eval_group_names[g];
@@ -118,6 +94,7 @@ int weights_load(const char *path, const Variant *v, Weights *out, char *err, si
         hsize_t dims[2] = {0, 0};
         bool ok = space >= 0 && H5Sget_simple_extent_ndims(space) == 2 &&
                   H5Sget_simple_extent_dims(space, dims, NULL) == 2 && dims[0] == 2 && dims[1] == (hsize_t)len;
+        ok = ok && stored_sanely(d);
         ok = ok && H5Dread(d, H5T_NATIVE_FLOAT, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) >= 0;
         for (int i = 0; ok && i < 2 * len; i++)
             ok = buf[i] == buf[i] && buf[i] > -1e6f && buf[i] < 1e6f;   /* finite and sane */
@@ -144,7 +121,7 @@ int weights_load(const char *path, const Variant *v, Weights *out, char *err, si
 
 int weights_save(const char *path, const Weights *w, char *err, size_t errlen)
 {
-    pthread_once(&hdf5_once, hdf5_quiet);
+    h5_init();
     char tmp[4200];
     snprintf(tmp, sizeof tmp, "%s.tmp", path);
     hid_t fcpl = H5Pcreate(H5P_FILE_CREATE);
@@ -157,21 +134,20 @@ int weights_save(const char *path, const Weights *w, char *err, size_t errlen)
     H5Pclose(fcpl);
     if (f < 0)
         FAIL(DAMAS_ERR_RANGE, "cannot create %s (directory missing or read-only?)", tmp);
-    uint64_t set = EVAL_FEATURE_SET, size = (uint64_t)w->layout.board_size;
-    int bad = attr_string_write(f, "format", weights_format) | attr_string_write(f, "variant", w->variant) |
-              attr_write(f, "feature_set", H5T_STD_U64LE, &set) | attr_write(f, "board_size", H5T_STD_U64LE, &size) |
-              attr_string_write(f, "provenance", w->provenance);
+    int bad = h5_attr_write_string(f, "format", weights_format) | h5_attr_write_string(f, "variant", w->variant) |
+              h5_attr_write_u64(f, "feature_set", EVAL_FEATURE_SET) |
+              h5_attr_write_u64(f, "board_size", (uint64_t)w->layout.board_size) |
+              h5_attr_write_string(f, "provenance", w->provenance);
     if (w->meta.set) {
         const WeightsMeta *m = &w->meta;
-        uint64_t generations = (uint64_t)m->generations;
-        bad |= attr_write(f, "generations", H5T_STD_U64LE, &generations) |
-               attr_write(f, "games", H5T_STD_U64LE, &m->games) |
-               attr_write(f, "positions", H5T_STD_U64LE, &m->positions) |
-               attr_write(f, "elo_vs_builtin", H5T_IEEE_F64LE, &m->elo) |
-               attr_write(f, "elo_vs_builtin_low", H5T_IEEE_F64LE, &m->elo_low) |
-               attr_write(f, "elo_vs_builtin_high", H5T_IEEE_F64LE, &m->elo_high) |
-               attr_write(f, "seed", H5T_STD_U64LE, &m->seed) | attr_string_write(f, "date", m->date) |
-               attr_string_write(f, "damas_version", m->version);
+        bad |= h5_attr_write_u64(f, "generations", (uint64_t)m->generations) |
+               h5_attr_write_u64(f, "games", m->games) |
+               h5_attr_write_u64(f, "positions", m->positions) |
+               h5_attr_write(f, "elo_vs_builtin", H5T_IEEE_F64LE, &m->elo) |
+               h5_attr_write(f, "elo_vs_builtin_low", H5T_IEEE_F64LE, &m->elo_low) |
+               h5_attr_write(f, "elo_vs_builtin_high", H5T_IEEE_F64LE, &m->elo_high) |
+               h5_attr_write_u64(f, "seed", m->seed) | h5_attr_write_string(f, "date", m->date) |
+               h5_attr_write_string(f, "damas_version", m->version);
     }
     float *buf = malloc(2 * EVAL_MAX_WEIGHTS * sizeof *buf);
     bad |= !buf;

@@ -1,6 +1,7 @@
 #include "helpers.h"
 
 #include <criterion/criterion.h>
+#include <hdf5.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -115,4 +116,25 @@ int test_random_positions(const Variant *v, uint64_t seed, int count, int plies,
         out[n++] = pos;
     }
     return n;
+}
+
+void test_h5_attr_as_array(const char *path, const char *object, const char *name)
+{
+    hid_t f = H5Fopen(path, H5F_ACC_RDWR, H5P_DEFAULT);
+    cr_assert_geq(f, 0, "%s opens", path);
+    hid_t o = H5Oopen(f, object, H5P_DEFAULT);
+    cr_assert_geq(o, 0, "%s has %s", path, object);
+    if (H5Aexists(o, name) > 0)
+        cr_assert_geq(H5Adelete(o, name), 0);
+    uint64_t values[64];
+    for (int i = 0; i < 64; i++)
+        values[i] = (uint64_t)i;
+    hsize_t n = 64;
+    hid_t space = H5Screate_simple(1, &n, NULL), a = H5Acreate2(o, name, H5T_STD_U64LE, space, H5P_DEFAULT, H5P_DEFAULT);
+    cr_assert_geq(a, 0);
+    cr_assert_geq(H5Awrite(a, H5T_NATIVE_UINT64, values), 0);
+    H5Aclose(a);
+    H5Sclose(space);
+    H5Oclose(o);
+    cr_assert_geq(H5Fclose(f), 0);
 }

@@ -302,3 +302,41 @@ Test(eval, a_weight_file_of_the_old_feature_set_is_refused_with_a_message, .init
     cr_assert(strstr(err, "feature set 1") && strstr(err, "feature set 2") && strstr(err, "train"), "%s", err);
     free(w);
 }
+
+/* Attributes are read with their shape and size checked: an array where one value belongs, or
+ * a string longer than any the reader expects, is refused naming the attribute. */
+Test(eval, a_weight_file_with_malformed_attributes_is_refused_naming_them, .init = make_path, .fini = remove_path)
+{
+    Variant v = test_variant("spanish", false);
+    Weights *w = malloc(sizeof *w);
+    char err[512];
+    const char *names[] = {"feature_set", "board_size", "variant", "format"};
+    for (size_t k = 0; k < sizeof names / sizeof *names; k++) {
+        weights_default(&v, w);
+        cr_assert_eq(weights_save(path, w, err, sizeof err), DAMAS_OK, "%s", err);
+        test_h5_attr_as_array(path, "/", names[k]);
+        cr_assert_eq(weights_load(path, &v, w, err, sizeof err), DAMAS_ERR_SYNTAX, "%s as an array", names[k]);
+        cr_assert(strstr(err, names[k]) && strstr(err, "malformed"), "%s", err);
+    }
+    weights_default(&v, w);
+    memset(w->provenance, 'x', sizeof w->provenance - 1);
+    w->provenance[sizeof w->provenance - 1] = '\0';
+    snprintf(w->variant, sizeof w->variant, "spanish");
+    cr_assert_eq(weights_save(path, w, err, sizeof err), DAMAS_OK, "%s", err);
+    hid_t f = H5Fopen(path, H5F_ACC_RDWR, H5P_DEFAULT);
+    char long_name[4096];
+    memset(long_name, 'y', sizeof long_name - 1);
+    long_name[sizeof long_name - 1] = '\0';
+    hid_t t = H5Tcopy(H5T_C_S1), space = H5Screate(H5S_SCALAR);
+    H5Tset_size(t, sizeof long_name);
+    H5Adelete(f, "variant");
+    hid_t a = H5Acreate2(f, "variant", t, space, H5P_DEFAULT, H5P_DEFAULT);
+    cr_assert_geq(H5Awrite(a, t, long_name), 0);
+    H5Aclose(a);
+    H5Sclose(space);
+    H5Tclose(t);
+    H5Fclose(f);
+    cr_assert_eq(weights_load(path, &v, w, err, sizeof err), DAMAS_ERR_SYNTAX);
+    cr_assert(strstr(err, "'variant' is malformed"), "%s", err);
+    free(w);
+}

@@ -146,6 +146,33 @@ Test(store, truncated_unit_file_is_reported, .init = build, .fini = cleanup)
     }
 }
 
+/* Readers expect one value in each attribute: an array in its place (a damaged or hostile
+ * file) is refused with a message naming the file and the attribute, not read past. */
+Test(store, an_attribute_holding_an_array_is_refused_with_its_name, .init = build, .fini = cleanup)
+{
+    char path[256], name[DB_NAME_MAX], group[DB_NAME_MAX + 1], err[512];
+    store_unit_name(unit, name);
+    snprintf(path, sizeof path, "%s/%s.h5", dir, name);
+    char saved[300];
+    snprintf(saved, sizeof saved, "%s.intact", path);
+    copy_file(path, saved);
+    material_name(unit, group + 1);
+    group[0] = '/';
+    const char *slice_attrs[] = {"positions", "checksum", "index_version", "variant", "wins", "values_check"};
+    for (size_t k = 0; k < sizeof slice_attrs / sizeof *slice_attrs; k++) {
+        copy_file(saved, path);
+        test_h5_attr_as_array(path, group, slice_attrs[k]);
+        cr_assert_neq(load("russian", unit, err, sizeof err), DAMAS_OK, "%s as an array", slice_attrs[k]);
+        cr_assert(strstr(err, name), "the message names the file: %s", err);
+        if (strcmp(slice_attrs[k], "values_check"))   /* (that one is reported as damaged values) */
+            cr_assert(strstr(err, slice_attrs[k]) && strstr(err, "malformed"), "%s", err);
+    }
+    copy_file(saved, path);
+    test_h5_attr_as_array(path, "/", "format_version");
+    cr_assert_eq(load("russian", unit, err, sizeof err), DAMAS_ERR_SYNTAX);
+    cr_assert(strstr(err, "'format_version' is malformed"), "%s", err);
+}
+
 Test(store, flipped_bytes_are_detected_or_harmless, .init = build, .fini = cleanup)
 {
     char path[256], backup[300], name[DB_NAME_MAX], err[512];

@@ -2,7 +2,6 @@
 
 #include <errno.h>
 #include <hdf5.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -12,6 +11,7 @@
 #include "../core/position.h"
 #include "../core/variant.h"
 #include "../db/h5lz4.h"
+#include "../db/h5util.h"
 
 static const char dataset_format[] = "damas training positions";
 
@@ -25,13 +25,6 @@ struct Dataset {
     char path[1024];
 };
 
-static pthread_once_t hdf5_once = PTHREAD_ONCE_INIT;
-
-static void hdf5_quiet(void)
-{
-    H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
-}
-
 static hid_t row_type(void)
 {
     hid_t t = H5Tcreate(H5T_COMPOUND, sizeof(DatasetRow));
@@ -44,67 +37,6 @@ static hid_t row_type(void)
     H5Tinsert(t, "side", HOFFSET(DatasetRow, side), H5T_NATIVE_UINT8);
     H5Tinsert(t, "exact", HOFFSET(DatasetRow, exact), H5T_NATIVE_UINT8);
     return t;
-}
-
-/* A scalar string attribute of at most len - 1 bytes; -1 if absent or not a scalar string. */
-static int string_attr(hid_t obj, const char *name, char *buf, size_t len)
-{
-    if (H5Aexists(obj, name) <= 0)
-        return -1;
-    hid_t a = H5Aopen(obj, name, H5P_DEFAULT), space = a >= 0 ? H5Aget_space(a) : -1,
-          type = a >= 0 ? H5Aget_type(a) : -1, mem = H5Tcopy(H5T_C_S1);
-    H5Tset_size(mem, len);
-    int rc = space >= 0 && H5Sget_simple_extent_type(space) == H5S_SCALAR && type >= 0 &&
-                             H5Tget_class(type) == H5T_STRING && !H5Tis_variable_str(type) &&
-                             H5Tget_size(type) <= len && H5Aread(a, mem, buf) >= 0
-                     ? 0
-                     : -1;
-    buf[len - 1] = '\0';
-    H5Tclose(mem);
-    if (type >= 0)
-        H5Tclose(type);
-    if (space >= 0)
-        H5Sclose(space);
-    if (a >= 0)
-        H5Aclose(a);
-    return rc;
-}
-
-static int u64_attr(hid_t obj, const char *name, uint64_t *v)
-{
-    if (H5Aexists(obj, name) <= 0)
-        return -1;
-    hid_t a = H5Aopen(obj, name, H5P_DEFAULT), space = a >= 0 ? H5Aget_space(a) : -1;
-    int rc = space >= 0 && H5Sget_simple_extent_type(space) == H5S_SCALAR &&
-                     H5Aread(a, H5T_NATIVE_UINT64, v) >= 0
-                 ? 0
-                 : -1;
-    if (space >= 0)
-        H5Sclose(space);
-    if (a >= 0)
-        H5Aclose(a);
-    return rc;
-}
-
-static int write_attr(hid_t obj, const char *name, hid_t type, const void *value)
-{
-    if (H5Aexists(obj, name) > 0)
-        H5Adelete(obj, name);
-    hid_t space = H5Screate(H5S_SCALAR), a = H5Acreate2(obj, name, type, space, H5P_DEFAULT, H5P_DEFAULT);
-    int rc = a < 0 || H5Awrite(a, type, value) < 0 ? -1 : 0;
-    if (a >= 0)
-        H5Aclose(a);
-    H5Sclose(space);
-    return rc;
-}
-
-static int write_string_attr(hid_t obj, const char *name, const char *value)
-{
-    hid_t t = H5Tcopy(H5T_C_S1);
-    H5Tset_size(t, strlen(value) + 1);
-    int rc = write_attr(obj, name, t, value);
-    H5Tclose(t);
-    return rc;
 }
 
 static Dataset *create(const char *path, const Variant *v, char *err, size_t errlen)
@@ -135,10 +67,9 @@ static Dataset *create(const char *path, const Variant *v, char *err, size_t err
     d->data = H5Dcreate2(d->file, "positions", d->type, space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
     H5Pclose(dcpl);
     H5Sclose(space);
-    uint64_t zero = 0;
-    if (d->data < 0 || write_string_attr(d->file, "format", dataset_format) ||
-        write_string_attr(d->file, "variant", v->name) || write_string_attr(d->file, "rules", rules) ||
-        write_attr(d->file, "games", H5T_STD_U64LE, &zero) || H5Fflush(d->file, H5F_SCOPE_GLOBAL) < 0) {
+    if (d->data < 0 || h5_attr_write_string(d->file, "format", dataset_format) ||
+        h5_attr_write_string(d->file, "variant", v->name) || h5_attr_write_string(d->file, "rules", rules) ||
+        h5_attr_write_u64(d->file, "games", 0) || H5Fflush(d->file, H5F_SCOPE_GLOBAL) < 0) {
         snprintf(err, errlen, "cannot write %s (disk full?)", path);
         dataset_close(d);
         remove(path);
@@ -150,8 +81,7 @@ static Dataset *create(const char *path, const Variant *v, char *err, size_t err
 
 Dataset *dataset_open(const char *path, const Variant *v, char *err, size_t errlen)
 {
-    pthread_once(&hdf5_once, hdf5_quiet);
-    if (h5lz4_register() != 0) {
+    if (h5_init() != 0) {
         snprintf(err, errlen, "cannot register the LZ4 filter with HDF5");
         return NULL;
     }
@@ -180,9 +110,9 @@ Dataset *dataset_open(const char *path, const Variant *v, char *err, size_t errl
     variant_rules_text(v, want);
     if (d->file < 0) {
         snprintf(err, errlen, "%s cannot be opened for writing (damaged, read-only, or open elsewhere)", path);
-    } else if (string_attr(d->file, "format", format, sizeof format) || strcmp(format, dataset_format) ||
-               string_attr(d->file, "variant", variant, sizeof variant) ||
-               string_attr(d->file, "rules", rules, sizeof rules) || u64_attr(d->file, "games", &d->games)) {
+    } else if (h5_attr_string(d->file, "format", format, sizeof format) || strcmp(format, dataset_format) ||
+               h5_attr_string(d->file, "variant", variant, sizeof variant) ||
+               h5_attr_string(d->file, "rules", rules, sizeof rules) || h5_attr_u64(d->file, "games", &d->games)) {
         snprintf(err, errlen, "%s is not a damas training data set (its attributes are missing or malformed)", path);
     } else if (strcmp(variant, v->name) || strcmp(rules, want)) {
         snprintf(err, errlen, "%s holds positions of %s (%s), not of %s (%s)", path, variant, rules, v->name, want);
@@ -232,7 +162,7 @@ int dataset_append(Dataset *d, const DatasetRow *rows, size_t n, uint64_t games,
             H5Sclose(file_space);
         H5Sclose(mem);
     }
-    bad = bad || write_attr(d->file, "games", H5T_STD_U64LE, &games) || H5Fflush(d->file, H5F_SCOPE_GLOBAL) < 0;
+    bad = bad || h5_attr_write_u64(d->file, "games", games) || H5Fflush(d->file, H5F_SCOPE_GLOBAL) < 0;
     if (bad)
         FAIL(DAMAS_ERR_RANGE, "cannot append to %s (disk full?)", d->path);
     d->rows += n;
