@@ -14,7 +14,7 @@
 #include "../core/variant.h"
 #include "cli.h"
 
-enum { HUB_MAX_ARGS = 16, HUB_MAX_GAME = 1024 };
+enum { HUB_MAX_ARGS = 16, HUB_MAX_GAME = 1024, HUB_TT_MB_MAX = 65536 };
 
 typedef struct {
     char *name[HUB_MAX_ARGS], *value[HUB_MAX_ARGS];
@@ -166,9 +166,11 @@ static void *hub_think(void *arg)
     return NULL;
 }
 
-static void hub_wait(Hub *h)
+/* Stops the search under way, if any, and waits for its `done`. */
+static void hub_stop(Hub *h)
 {
     if (h->searching) {
+        search_stop(h->search);
         pthread_join(h->thread, NULL);
         h->searching = false;
     }
@@ -197,7 +199,7 @@ static bool hub_init(Hub *h, char *err, size_t errlen)
     }
     pos_start(&h->pos, &h->v);
     h->nhashes = h->reversible = 0;
-    h->limits = (SearchLimits){0, 0, 1.0};
+    h->limits = (SearchLimits){.seconds = 1.0};
     return true;
 }
 
@@ -227,9 +229,10 @@ int cmd_hub(int argc, char **argv)
             hub_say(h, "id name=damas version=%s author=\"damas developers\"", DAMAS_VERSION_TEXT);
             hub_say(h, "param name=variant value=%s type=enum values=\"%s\"", h->variant,
                     "brazilian russian spanish czech italian american international");
-            hub_say(h, "param name=weights value=%s type=string", h->weights);
-            hub_say(h, "param name=db value=\"\" type=string");
-            hub_say(h, "param name=tt-mb value=64 type=int min=1 max=65536");
+            hub_say(h, "param name=weights value=\"%s\" type=string", h->weights);
+            hub_say(h, "param name=db value=\"%s\" type=string", h->db);
+            hub_say(h, "param name=tt-mb value=%llu type=int min=1 max=%d", (unsigned long long)h->tt_mb,
+                    HUB_TT_MB_MAX);
             hub_say(h, "wait");
         } else if (!strcmp(cmd, "set-param")) {
             const char *name = hub_arg(&a, "name"), *value = hub_arg(&a, "value");
@@ -241,10 +244,16 @@ int cmd_hub(int argc, char **argv)
                 snprintf(h->weights, sizeof h->weights, "%s", value);
             else if (!strcmp(name, "db"))
                 snprintf(h->db, sizeof h->db, "%s", value);
-            else if (!strcmp(name, "tt-mb"))
-                h->tt_mb = strtoull(value, NULL, 10) ? strtoull(value, NULL, 10) : 64;
+            else if (!strcmp(name, "tt-mb")) {
+                uint64_t mb;
+                if (cli_uint(value, HUB_TT_MB_MAX, &mb) && mb >= 1)
+                    h->tt_mb = mb;
+                else
+                    hub_say(h, "error message=\"tt-mb must be from 1 to %d\"", HUB_TT_MB_MAX);
+            } else
+                hub_say(h, "error message=\"unknown parameter %s\"", name);
         } else if (!strcmp(cmd, "init")) {
-            hub_wait(h);
+            hub_stop(h);
             h->ready = hub_init(h, err, sizeof err);
             if (h->ready)
                 hub_say(h, "ready");
@@ -253,36 +262,38 @@ int cmd_hub(int argc, char **argv)
         } else if (!strcmp(cmd, "ping")) {
             hub_say(h, "pong");
         } else if (!strcmp(cmd, "stop")) {
-            if (h->searching)
-                search_stop(h->search);
-            hub_wait(h);
+            hub_stop(h);
         } else if (!strcmp(cmd, "quit")) {
             break;
         } else if (!h->ready) {
             hub_say(h, "error message=\"send init first\"");
         } else if (!strcmp(cmd, "new-game")) {
-            hub_wait(h);
+            hub_stop(h);
             search_clear(h->search);
         } else if (!strcmp(cmd, "pos")) {
-            hub_wait(h);
+            hub_stop(h);
             if (!hub_set_position(h, hub_arg(&a, "pos"), hub_arg(&a, "moves")))
                 hub_say(h, "error message=\"bad position or move for %s\"", h->v.name);
         } else if (!strcmp(cmd, "level")) {
+            hub_stop(h);
             const char *depth = hub_arg(&a, "depth"), *move_time = hub_arg(&a, "move-time"),
                        *time = hub_arg(&a, "time"), *moves = hub_arg(&a, "moves"), *inc = hub_arg(&a, "inc");
             if (depth)
-                h->limits = (SearchLimits){atoi(depth) > 0 ? atoi(depth) : 1, 0, 0};
+                h->limits = (SearchLimits){.depth = atoi(depth) > 0 ? atoi(depth) : 1};
             else if (move_time)
-                h->limits = (SearchLimits){0, 0, atof(move_time) > 0 ? atof(move_time) : 0.01};
+                h->limits = (SearchLimits){.seconds = atof(move_time) > 0 ? atof(move_time) : 0.01};
             else if (time) {
+                /* An even share of the clock on average: no iteration begins past half of it,
+                 * and none runs on past three shares or a quarter of the time left. */
                 double left = atof(time), per = left / (moves && atoi(moves) > 0 ? atoi(moves) : 30);
                 per += inc ? atof(inc) : 0;
-                per = per > left / 2 ? left / 2 : per;
-                h->limits = (SearchLimits){0, 0, per > 0.01 ? per : 0.01};
+                double hard = 3 * per < left / 4 ? 3 * per : left / 4;
+                h->limits = (SearchLimits){.seconds = hard > 0.01 ? hard : 0.01, .soft = per / 2};
             } else if (hub_arg(&a, "infinite"))
-                h->limits = (SearchLimits){0, 0, 0};
+                h->limits = (SearchLimits){0};
         } else if (!strcmp(cmd, "go")) {
-            hub_wait(h);
+            hub_stop(h);
+            search_resume(h->search);   /* a `stop` from now on is never lost */
             if (pthread_create(&h->thread, NULL, hub_think, h) == 0)
                 h->searching = true;
             else
@@ -293,9 +304,7 @@ int cmd_hub(int argc, char **argv)
             hub_say(h, "error message=\"unknown command %s\"", cmd);
         }
     }
-    if (h->searching)
-        search_stop(h->search);
-    hub_wait(h);
+    hub_stop(h);   /* (end of input too) */
     search_free(h->search);
     probe_close(h->probe);
     pthread_mutex_destroy(&h->out);

@@ -44,7 +44,10 @@ static const Variant variants[VARIANT_COUNT] = {
 static const struct {
     const char *alias;
     VariantId id;
-} aliases[] = {{"english", VARIANT_AMERICAN}, {"checkers", VARIANT_AMERICAN}};
+} aliases[] = {{"english", VARIANT_AMERICAN},
+               {"checkers", VARIANT_AMERICAN},
+               {"normal", VARIANT_INTERNATIONAL},   /* the names Hub GUIs and pydraughts send */
+               {"standard", VARIANT_INTERNATIONAL}};
 
 const Variant *variant_get(VariantId id)
 {
@@ -58,7 +61,7 @@ const Board *variant_board(const Variant *v)
 
 const char *variant_names(void)
 {
-    return "brazilian, russian, spanish, czech, italian, american (english), international";
+    return "brazilian, russian, spanish, czech, italian, american (english), international (normal)";
 }
 
 int variant_lookup(const char *name, bool optional_capture, Variant *out, char *err, size_t errlen)

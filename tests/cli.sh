@@ -82,6 +82,13 @@ check hub_handshake 0 "param name=variant" -- bash -c "printf 'hub\nquit\n' | '$
 check hub_full_game 0 "hub game: " -- python3 "$(dirname "$0")/hub_game.py" "$damas" russian Wbbbbbbbbbbbbeeeeeeeewwwwwwwwwwww
 check hub_bad_position 0 'error message="bad position' -- \
   bash -c "printf 'hub\ninit\npos pos=Wxyz\nquit\n' | '$damas' hub"
+check hub_stop_right_after_go_is_never_lost 0 "none hung" -- python3 "$(dirname "$0")/hub_stop.py" "$damas" 50
+check hub_init_answers_an_unknown_variant 0 "error message=\"unknown variant 'frisian'" -- \
+  bash -c "printf 'hub\nset-param name=variant value=frisian\ninit\nquit\n' | '$damas' hub"
+check hub_tt_mb_range_checked 0 'error message="tt-mb must be from 1 to 65536"' -- \
+  bash -c "printf 'hub\nset-param name=tt-mb value=-1\nquit\n' | '$damas' hub"
+check hub_param_shows_current_values 0 'param name=tt-mb value=8 ' -- \
+  bash -c "printf 'set-param name=tt-mb value=8\nhub\nquit\n' | '$damas' hub"
 
 # A weight file of feature set 1 (v0.2's shipped Russian weights) is refused; converted, it
 # evaluates a position without kings as v0.2 did (+0.59 for Black, printed by damas 0.2.0).
