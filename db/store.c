@@ -1,5 +1,6 @@
 #include "store.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <hdf5.h>
@@ -7,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -20,6 +22,7 @@
 
 enum { PATH_LEN = STORE_PATH_MAX };
 static const char manifest_name[] = "damas-db.txt";
+static const char lock_name[] = "damas-db.lock";
 
 /* ---- tables and sets ---- */
 
@@ -270,6 +273,46 @@ static void unit_path(const char *dir, Material m, const char *suffix, char *pat
     snprintf(path, PATH_LEN, "%s/%s.h5%s", dir, name, suffix);
 }
 
+int store_lock(const char *dir, char *err, size_t errlen)
+{
+    char path[PATH_LEN];
+    snprintf(path, sizeof path, "%s/%s", dir, lock_name);
+    int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+    if (fd < 0) {
+        snprintf(err, errlen, "cannot open %s: %s", path, strerror(errno));
+        return -1;
+    }
+    if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+        int e = errno;
+        close(fd);
+        if (e == EWOULDBLOCK)
+            snprintf(err, errlen, "another damas gen is writing %s (it holds %s): wait for it to end", dir, path);
+        else
+            snprintf(err, errlen, "cannot lock %s: %s", path, strerror(e));
+        return -1;
+    }
+    /* Holding the lock, any temporary file in dir is a killed run's: removed. */
+    DIR *d = opendir(dir);
+    for (struct dirent *e; d && (e = readdir(d));) {
+        size_t len = strlen(e->d_name);
+        if (len > 4 && !strcmp(e->d_name + len - 4, ".tmp") &&
+            (!strncmp(e->d_name, manifest_name, strlen(manifest_name)) || e->d_name[0] == 'm')) {
+            char stale[PATH_LEN + 256];
+            snprintf(stale, sizeof stale, "%s/%s", dir, e->d_name);
+            unlink(stale);
+        }
+    }
+    if (d)
+        closedir(d);
+    return fd;
+}
+
+void store_unlock(int fd)
+{
+    if (fd >= 0)
+        close(fd);
+}
+
 bool store_unit_exists(const char *dir, Material m)
 {
     char path[PATH_LEN];
@@ -355,20 +398,21 @@ int store_manifest(const char *dir, const Variant *v, bool create, char *err, si
         FAIL(DAMAS_ERR_UNKNOWN, "%s is not a damas database (no %s)", dir, manifest_name);
     if (make_dirs(dir) != 0)
         FAIL(DAMAS_ERR_RANGE, "cannot create %s: %s", dir, strerror(errno));
-    char path[PATH_LEN], tmp[PATH_LEN + 8];
+    char path[PATH_LEN], tmp[PATH_LEN + 32];
     snprintf(path, sizeof path, "%s/%s", dir, manifest_name);
-    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    snprintf(tmp, sizeof tmp, "%s.%ld.tmp", path, (long)getpid());
     FILE *f = fopen(tmp, "w");
     if (!f)
         FAIL(DAMAS_ERR_RANGE, "cannot write %s: %s", tmp, strerror(errno));
     fprintf(f, "damas endgame database\nvariant %s\nrules %s\nindex_version %d\n", v->name, want, DB_INDEX_VERSION);
-    if (fflush(f) != 0 || fsync(fileno(f)) != 0) {
-        fclose(f);
-        FAIL(DAMAS_ERR_RANGE, "cannot write %s: %s", tmp, strerror(errno));
+    int bad = fflush(f) != 0 || fsync(fileno(f)) != 0;
+    int saved = errno;
+    bad |= fclose(f) != 0;
+    if (bad || rename(tmp, path) != 0) {
+        saved = bad ? saved : errno;
+        unlink(tmp);   /* nothing half-written is left behind */
+        FAIL(DAMAS_ERR_RANGE, "cannot write %s: %s", path, strerror(saved));
     }
-    fclose(f);
-    if (rename(tmp, path) != 0)
-        FAIL(DAMAS_ERR_RANGE, "cannot rename %s: %s", tmp, strerror(errno));
     return DAMAS_OK;
 }
 
@@ -462,7 +506,9 @@ int store_write_unit(const char *dir, const Variant *v, DbTable *const *tables, 
     if (h5_init() < 0)
         FAIL(DAMAS_ERR_RANGE, "cannot register the HDF5 LZ4 filter");
     unit_path(dir, tables[0]->slice.m, "", path);
-    unit_path(dir, tables[0]->slice.m, ".tmp", tmp);
+    char suffix[32];
+    snprintf(suffix, sizeof suffix, ".%ld.tmp", (long)getpid());
+    unit_path(dir, tables[0]->slice.m, suffix, tmp);
     hid_t fcpl = H5Pcreate(H5P_FILE_CREATE);
     H5Pset_obj_track_times(fcpl, 0);
     hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);

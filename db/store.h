@@ -160,6 +160,13 @@ int store_manifest(const char *dir, const Variant *v, bool create, char *err, si
 /* Reads the variant recorded in dir's manifest. */
 int store_manifest_variant(const char *dir, Variant *v, char *err, size_t errlen);
 
+/* Takes the exclusive lock of database directory dir (an existing directory; the lock file
+ * damas-db.lock in it) for this process, and removes the temporary files killed runs left.
+ * Returns the lock's descriptor (store_unlock releases it), or -1 with a message when another
+ * process holds it or it cannot be taken. */
+int store_lock(const char *dir, char *err, size_t errlen);
+void store_unlock(int fd);
+
 /* Whether the unit file of m is complete on disk. */
 bool store_unit_exists(const char *dir, Material m);
 

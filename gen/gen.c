@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -339,6 +340,24 @@ static void relay_tick(void *ctx, int phase, int level, uint64_t done, uint64_t 
     r->progress->unit_tick(r->progress->ctx, &r->tick);
 }
 
+/* Whether the unit file of m in dir reads back: its attributes, the checksums of its values
+ * and the checksum over them (not the values themselves). One that does not (a run killed in
+ * an older damas, a damaged disk) is built again, with a note saying so. */
+static bool unit_intact(const char *dir, Material m, DbSet *scratch, const GenProgress *progress)
+{
+    char err[512];
+    if (store_load_unit(dir, m, false, scratch, err, sizeof err) == DAMAS_OK) {
+        dbset_drop(scratch, m);
+        return true;
+    }
+    if (progress && progress->note) {
+        char note[700];
+        snprintf(note, sizeof note, "%s: built again", err);
+        progress->note(progress->ctx, note);
+    }
+    return false;
+}
+
 int gen_run_split(const Variant *v, int pieces, const char *dir, int threads, SolveSplit *split, bool low_memory,
                   const GenProgress *progress, char *err, size_t errlen)
 {
@@ -352,12 +371,23 @@ int gen_run_split(const Variant *v, int pieces, const char *dir, int threads, So
         snprintf(err, errlen, "out of memory");
         return DAMAS_ERR_RANGE;
     }
+    /* One writer per directory: one that exists is locked before anything in it is read, a
+     * new one as soon as it is made (below). (A split's directory is gen_run_mpi's.) */
+    struct stat st;
+    int lock = -1;
+    if (!split && stat(dir, &st) == 0 && (lock = store_lock(dir, err, errlen)) < 0) {
+        free(plan);
+        free(set);
+        return DAMAS_ERR_RANGE;
+    }
     bool on_disk[DB_MAX_MATERIALS] = {false};
     uint64_t total = 0, done = 0;
+    dbset_init(set, v);
     for (int u = 0; u < n; u++) {
-        on_disk[u] = store_unit_exists(dir, units[u]);
+        on_disk[u] = store_unit_exists(dir, units[u]) && unit_intact(dir, units[u], set, progress);
         total += gen_unit_size(units[u], v->rules.board_size);
     }
+    dbset_free(set);
     int rc = DAMAS_OK;
     /* The ranks of a split solve the same units: rank 0's view of the directory. */
     if (split && !split->broadcast(split->ctx, on_disk, sizeof on_disk, 0)) {
@@ -385,6 +415,8 @@ int gen_run_split(const Variant *v, int pieces, const char *dir, int threads, So
         rc = memory_fits(v, pieces, plan->peak_bytes, plan->lean_from < n ? " (low-memory plan)" : "", err, errlen);
     if (rc == DAMAS_OK && !split)
         rc = store_manifest(dir, v, true, err, errlen);
+    if (rc == DAMAS_OK && !split && lock < 0 && (lock = store_lock(dir, err, errlen)) < 0)
+        rc = DAMAS_ERR_RANGE;
     dbset_init(set, v);
     /* Half the memory the plan leaves free may keep released arrays for the units after (the
      * rest is left to the page cache and other programs); not with a split, whose ranks may
@@ -419,6 +451,7 @@ int gen_run_split(const Variant *v, int pieces, const char *dir, int threads, So
     mem_keep_limit(0);
     free(set);
     free(plan);
+    store_unlock(lock);
     return rc;
 }
 

@@ -173,6 +173,40 @@ Test(store, an_attribute_holding_an_array_is_refused_with_its_name, .init = buil
     cr_assert(strstr(err, "'format_version' is malformed"), "%s", err);
 }
 
+/* One writer per directory: while another holds the lock, gen fails at once, naming it. */
+Test(store, a_second_writer_of_a_directory_is_refused_at_once, .init = build, .fini = cleanup)
+{
+    char err[512];
+    int lock = store_lock(dir, err, sizeof err);
+    cr_assert_geq(lock, 0, "%s", err);
+    Variant v = test_variant("russian", false);
+    cr_assert_eq(gen_run(&v, 3, dir, 1, NULL, err, sizeof err), DAMAS_ERR_RANGE);
+    cr_assert(strstr(err, "another damas gen is writing"), "%s", err);
+    store_unlock(lock);
+    cr_assert_eq(gen_run(&v, 3, dir, 1, NULL, err, sizeof err), DAMAS_OK, "%s", err);
+}
+
+/* A rerun checks the units it finds: a damaged one (a truncated file, or a temporary file a
+ * killed run left) is built again, the same as before, not reported done. */
+Test(store, a_rerun_builds_a_damaged_unit_again, .init = build, .fini = cleanup)
+{
+    char path[256], name[DB_NAME_MAX], saved[300], stale[300], err[512];
+    store_unit_name(unit, name);
+    snprintf(path, sizeof path, "%s/%s.h5", dir, name);
+    snprintf(saved, sizeof saved, "%s.intact", path);
+    snprintf(stale, sizeof stale, "%s.999999.tmp", path);
+    copy_file(path, saved);
+    copy_file(path, stale);
+    cr_assert_eq(truncate(path, 2000), 0);
+    Variant v = test_variant("russian", false);
+    cr_assert_eq(gen_run(&v, 3, dir, 1, NULL, err, sizeof err), DAMAS_OK, "%s", err);
+    char cmd[700];
+    snprintf(cmd, sizeof cmd, "cmp -s %s %s", path, saved);
+    cr_assert_eq(system(cmd), 0, "the unit was built again, byte for byte");
+    cr_assert_neq(access(stale, F_OK), 0, "the killed run's temporary file is gone");
+    cr_assert_eq(load("russian", unit, err, sizeof err), DAMAS_OK, "%s", err);
+}
+
 Test(store, flipped_bytes_are_detected_or_harmless, .init = build, .fini = cleanup)
 {
     char path[256], backup[300], name[DB_NAME_MAX], err[512];
