@@ -80,6 +80,11 @@ static int read_openings(const char *path, const Variant *v, Position **out)
     char buf[NOTATION_FEN_MAX + 2], err[512];
     while (list && fgets(buf, sizeof buf, f)) {
         line++;
+        if (!strchr(buf, '\n') && !feof(f)) {
+            fclose(f);
+            free(list);
+            return cli_error(-1, "%s line %d: longer than %d characters (not a FEN)", path, line, NOTATION_FEN_MAX);
+        }
         buf[strcspn(buf, "\r\n")] = '\0';
         if (!buf[0] || buf[0] == '#')
             continue;
@@ -122,7 +127,7 @@ int cmd_match(int argc, char **argv)
     const char *variant = NULL, *a = NULL, *b = NULL, *openings = NULL, *pdn = NULL, *db_dir = NULL, *value;
     bool optional = false;
     uint64_t games = 0, threads = 1, seed = 1, n;
-    SearchLimits limits = {0, 0, 0};
+    SearchLimits limits = {0};
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
             fputs(match_help, stdout);
@@ -268,7 +273,7 @@ int cmd_play(int argc, char **argv)
 {
     const char *variant = NULL, *weights = NULL, *db_dir = NULL, *fen = NULL, *value;
     bool optional = false, human_black = false;
-    SearchLimits limits = {0, 0, 2.0};
+    SearchLimits limits = {.seconds = 2.0};
     uint64_t n;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
@@ -285,13 +290,13 @@ int cmd_play(int argc, char **argv)
         } else if ((value = cli_option(argc, argv, &i, "--depth"))) {
             if (!cli_uint(value, SEARCH_MAX_PLY - 1, &n) || n < 1)
                 return cli_error(CLI_USAGE, "--depth must be from 1 to %d", SEARCH_MAX_PLY - 1);
-            limits = (SearchLimits){(int)n, 0, 0};
+            limits = (SearchLimits){.depth = (int)n};
         } else if ((value = cli_option(argc, argv, &i, "--time"))) {
             char *end;
             double s = strtod(value, &end);
             if (*end || !(s > 0))
                 return cli_error(CLI_USAGE, "--time must be a positive number of seconds");
-            limits = (SearchLimits){0, 0, s};
+            limits = (SearchLimits){.seconds = s};
         } else if (!strcmp(argv[i], "--black")) {
             human_black = true;
         } else if (!strcmp(argv[i], "--optional-capture")) {
@@ -393,12 +398,12 @@ int cmd_play(int argc, char **argv)
                 continue;
             }
             if (!strncmp(line, "depth ", 6) && cli_uint(line + 6, SEARCH_MAX_PLY - 1, &n) && n > 0) {
-                limits = (SearchLimits){(int)n, 0, 0};
+                limits = (SearchLimits){.depth = (int)n};
                 printf("the engine searches %llu plies\n", (unsigned long long)n);
                 continue;
             }
             if (!strncmp(line, "time ", 5) && atof(line + 5) > 0) {
-                limits = (SearchLimits){0, 0, atof(line + 5)};
+                limits = (SearchLimits){.seconds = atof(line + 5)};
                 printf("the engine thinks %.1f s a move\n", limits.seconds);
                 continue;
             }

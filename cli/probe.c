@@ -174,11 +174,19 @@ int cmd_probe(int argc, char **argv)
         char *buf = NULL;
         size_t cap = 0;
         ssize_t len;
-        while ((len = getline(&buf, &cap, stdin)) >= 0) {
+        for (long number = 1; (len = getline(&buf, &cap, stdin)) >= 0; number++) {
             while (len > 0 && (buf[len - 1] == '\n' || buf[len - 1] == '\r' || buf[len - 1] == ' '))
                 buf[--len] = '\0';
             if (len == 0)
                 continue;
+            if (strlen(buf) != (size_t)len) {   /* a NUL byte would silently cut the FEN */
+                if (json)
+                    printf("{\"error\":\"line %ld of the input holds a NUL byte\"}\n", number);
+                else
+                    fprintf(stderr, "error: line %ld of the input holds a NUL byte\n", number);
+                code = code > CLI_USAGE ? code : CLI_USAGE;
+                continue;
+            }
             if ((rc = probe_one(p, buf, json)) > code)
                 code = rc;
             fflush(stdout);

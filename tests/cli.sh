@@ -82,6 +82,11 @@ check hub_handshake 0 "param name=variant" -- bash -c "printf 'hub\nquit\n' | '$
 check hub_full_game 0 "hub game: " -- python3 "$(dirname "$0")/hub_game.py" "$damas" russian Wbbbbbbbbbbbbeeeeeeeewwwwwwwwwwww
 check hub_bad_position 0 'error message="bad position' -- \
   bash -c "printf 'hub\ninit\npos pos=Wxyz\nquit\n' | '$damas' hub"
+long_line=$(mktemp)
+{ echo "W:W21-32:B1-12"; printf 'W:W21-32:B1-12%.0s' $(seq 100); echo; } >"$long_line"
+check match_openings_long_line 1 "line 2: longer than" -- "$damas" match --variant russian --a default --b builtin \
+  --games 2 --nodes 100 --openings "$long_line"
+rm -f "$long_line"
 check hub_stop_right_after_go_is_never_lost 0 "none hung" -- python3 "$(dirname "$0")/hub_stop.py" "$damas" 50
 check hub_init_answers_an_unknown_variant 0 "error message=\"unknown variant 'frisian'" -- \
   bash -c "printf 'hub\nset-param name=variant value=frisian\ninit\nquit\n' | '$damas' hub"

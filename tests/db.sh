@@ -56,6 +56,8 @@ check probe_draw_no_line 0 '"wdl":"draw","dtw":0,"moves":[{"move":"14x23","wdl":
   "$damas" probe --db "$work/american" --json "B:W18,K1:B14"
 out=$(printf 'W:W18,K1:B14\n\nW:WK1,K2:BK32\n' | "$damas" probe --db "$work/american" --json)
 if [ "$(grep -c '"wdl":"win"' <<<"$out")" -eq 2 ]; then ok; else fail "probe_stdin: $out"; fi
+check probe_stdin_nul_byte 2 "error: line 2 of the input holds a NUL byte" -- \
+  bash -c "printf 'W:W18,K1:B14\nW:W18\\0,K1:B14\n' | '$damas' probe --db '$work/american'"
 check probe_bad_fen 2 '"error":"' -- "$damas" probe --db "$work/american" --json "W:W18,K1:B14" "W:W99:B1"
 check probe_beyond 1 "is not in the database" -- "$damas" probe --db "$work/american" "W:W25,26,27:B5,6,7"
 check probe_other_variant 1 "american" -- "$damas" probe --variant russian --db "$work/american" "W:W18:B14"
