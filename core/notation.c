@@ -289,6 +289,7 @@ int notation_move_parse(const Variant *v, const Position *pos, const char *text,
 {
     int squares[PATH_MAX_SQUARES];
     int n = 0;
+    bool dash = false, cross = false;   /* the separators written: '-' a plain move, 'x' or ':' a capture */
     const char *p = skip_space(text);
     for (;;) {
         if (n == PATH_MAX_SQUARES)
@@ -300,6 +301,8 @@ int notation_move_parse(const Variant *v, const Position *pos, const char *text,
         p = end;
         if (*p != '-' && *p != 'x' && *p != 'X' && *p != ':')
             break;
+        dash |= *p == '-';
+        cross |= *p != '-';
         p++;
     }
     if (*skip_space(p))
@@ -309,19 +312,24 @@ int notation_move_parse(const Variant *v, const Position *pos, const char *text,
 
     MoveList list;
     movegen_moves(pos, v, &list);
-    /* Landing squares given: first as the whole path, then as some of its squares in order. */
+    /* The moves of the kind the separator names (when it names one), then any; among them, the
+     * squares given first as the whole path (a plain move or a single capture when only two are
+     * given), then as some of its landing squares in order. */
     int found = -1, matches = 0;
-    for (int pass = n > 2 ? 0 : 1; pass < 2 && matches == 0; pass++)
+    for (int pass = 0; pass < 4 && matches == 0; pass++) {
+        bool exact = pass % 2 == 0, any_kind = pass >= 2 || dash == cross;
         for (int i = 0; i < list.count; i++) {
             const Move *c = &list.moves[i];
-            if (c->from != squares[0] || c->to != squares[n - 1])
+            if (c->from != squares[0] || c->to != squares[n - 1] || (!any_kind && (c->captured != 0) != cross))
                 continue;
             int path[PATH_MAX_SQUARES];
-            if (n > 2 && !movegen_capture_path(pos, v, c, squares + 1, n - 2, pass == 0, path, PATH_MAX_SQUARES))
+            if (n == 2 ? exact && pos_count(c->captured) > 1
+                       : !movegen_capture_path(pos, v, c, squares + 1, n - 2, exact, path, PATH_MAX_SQUARES))
                 continue;
             found = i;
             matches++;
         }
+    }
     if (matches == 0)
         FAIL(DAMAS_ERR_ILLEGAL, "'%s' is not a legal move here", text);
     if (matches > 1)

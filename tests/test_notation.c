@@ -101,7 +101,8 @@ Test(notation, mirrored_boards_map_every_square_both_ways)
 Test(notation, every_legal_move_round_trips_through_its_text)
 {
     for (size_t i = 0; i < sizeof all_variants / sizeof all_variants[0]; i++) {
-        Variant v = test_variant(all_variants[i], false);
+        bool optional = i % 2 && strcmp(all_variants[i], "international");   /* some with optional capture */
+        Variant v = test_variant(all_variants[i], optional);
         Position positions[300];
         int n = test_random_positions(&v, 99 + i, 300, 150, positions);
         for (int p = 0; p < n; p++) {
@@ -119,6 +120,50 @@ Test(notation, every_legal_move_round_trips_through_its_text)
             }
         }
     }
+}
+
+/* Every move damas prints parses back to itself, also where a single king capture shares its
+ * squares with a longer one, and, with optional capture, a plain move shares them with a capture
+ * (the separator tells them apart). */
+Test(notation, printed_moves_parse_back_where_moves_share_their_squares)
+{
+    struct {
+        const char *variant, *fen;
+        bool optional;
+    } cases[] = {{"russian", "W:WKc1:Bb2,b4,d4,f4", false}, {"spanish", "W:WK3:B17,18,25,26", true},
+                 {"russian", "W:WKc1:Bb2,b4,d4,f4", true}, {"brazilian", "W:WK3:B17,18,25,26", true}};
+    for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+        Variant v = test_variant(cases[c].variant, cases[c].optional);
+        Position pos = test_position(&v, cases[c].fen);
+        MoveList list;
+        movegen_moves(&pos, &v, &list);
+        for (int k = 0; k < list.count; k++) {
+            char text[NOTATION_MOVE_MAX], err[256];
+            notation_move_write(&v, &pos, &list.moves[k], NOTATION_NATIVE, text);
+            Move back;
+            cr_assert_eq(notation_move_parse(&v, &pos, text, &back, err, sizeof err), DAMAS_OK, "%s %s: %s",
+                         v.name, text, err);
+            cr_assert(back.to == list.moves[k].to && back.captured == list.moves[k].captured, "%s: %s", v.name, text);
+        }
+    }
+    Variant v = test_variant("russian", false);
+    Position pos = test_position(&v, "W:WKc1:Bb2,b4,d4,f4");
+    cr_assert_eq(pos_count(test_move(&v, &pos, "c1:g5").captured), 1, "the single capture, written whole");
+    cr_assert_eq(pos_count(test_move(&v, &pos, "c1:a3:g5").captured), 4);
+    v = test_variant("brazilian", true);
+    pos = test_position(&v, "W:WK3:B17,18,25,26");
+    cr_assert_eq(test_move(&v, &pos, "f8-c5").captured, 0);
+    cr_assert_eq(pos_count(test_move(&v, &pos, "f8xc5").captured), 4);
+    MoveList list;
+    movegen_moves(&pos, &v, &list);
+    for (int k = 0; k < list.count; k++)
+        for (int j = 0; j < list.count; j++)
+            if (list.moves[k].captured && !list.moves[j].captured && list.moves[k].from == list.moves[j].from &&
+                list.moves[k].to == list.moves[j].to) {
+                char plain[NOTATION_MOVE_MAX];
+                notation_move_write(&v, &pos, &list.moves[j], NOTATION_NATIVE, plain);
+                cr_assert_eq(test_move(&v, &pos, plain).captured, 0, "%s is the plain move", plain);
+            }
 }
 
 Test(notation, russian_captures_use_a_colon_and_numeric_style_uses_x)
