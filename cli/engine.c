@@ -345,7 +345,7 @@ int cmd_bench(int argc, char **argv)
             return cli_error(CLI_FAIL, "out of memory");
         }
         /* 10x10 trees are wider: two plies less keeps each position's share similar. */
-        SearchLimits limits = {v.rules.board_size == 10 ? (int)depth - 2 : (int)depth, 0, 0};
+        SearchLimits limits = {.depth = v.rules.board_size == 10 ? (int)depth - 2 : (int)depth};
         if (limits.depth < 1)
             limits.depth = 1;
         SearchInfo info;

@@ -415,7 +415,7 @@ int cmd_train(int argc, char **argv)
         return cli_error(CLI_FAIL, "out of memory");
     cli_weights("builtin", &v, builtin);
     Player players[2] = {{"trained", result, NULL}, {"builtin", builtin, NULL}};
-    SearchLimits limits = {0, a.nodes, 0};
+    SearchLimits limits = {.nodes = a.nodes};
     MatchResult m;
     if (match_run(&v, players, openings, nopen, (int)match_games, &limits, (int)a.threads, a.seed + 1, db, NULL, &m,
                   NULL, NULL, err, sizeof err) != DAMAS_OK)

@@ -13,9 +13,6 @@ enum { BOUND_UPPER = 1, BOUND_LOWER = 2, BOUND_EXACT = 3 };
 /* The half-width of the first aspiration window, in hundredths of a man. */
 enum { SEARCH_ASPIRATION = 20 };
 
-/* No iteration starts after this share of the time allowed. */
-static const double SEARCH_TIME_SOFT = 0.45;
-
 /* The evaluation cache: 2^16 entries of 8 bytes, small enough to stay in the L2 cache. */
 enum { EVAL_CACHE_BITS = 16 };
 _Static_assert(EVAL_CACHE_BITS >= 16, "the low 16 bits of an entry hold the score, not hash bits");
@@ -49,8 +46,12 @@ struct Search {
     int nhashes;
     uint64_t nodes, node_limit, db_hits;
     double deadline, start;
-    int stop;                                  /* set by search_stop or a limit */
+    int stop;                                  /* set by a limit or by halt */
+    int halt;                                  /* set by search_stop, cleared by search_resume */
+    int root_score;                            /* of the root's best move so far */
 };
+
+static int exp_flags = -1;   /* EXPERIMENT */
 
 static double now(void)
 {
@@ -85,6 +86,8 @@ Search *search_new(const Variant *v, const Weights *w, DbProbe *db, size_t tt_mb
             s->lmr[d][k] = (int8_t)(d && k ? 0.5 + log(d) * log(k) / 2.25 : 0);
     s->db = db;
     s->db_pieces = db ? probe_pieces(db) : 0;
+    if (exp_flags < 0)
+        exp_flags = getenv("DAMAS_EXP") ? atoi(getenv("DAMAS_EXP")) : 0;
     return s;
 }
 
@@ -107,7 +110,12 @@ void search_clear(Search *s)
 
 void search_stop(Search *s)
 {
-    __atomic_store_n(&s->stop, 1, __ATOMIC_RELAXED);
+    __atomic_store_n(&s->halt, 1, __ATOMIC_RELAXED);
+}
+
+void search_resume(Search *s)
+{
+    __atomic_store_n(&s->halt, 0, __ATOMIC_RELAXED);
 }
 
 static bool same_move(const Move *a, const Move *b)
@@ -142,7 +150,9 @@ static bool limits_reached(Search *s)
         s->stop = 1;
     else if (s->deadline > 0 && (s->nodes & 1023) == 0 && now() >= s->deadline)
         s->stop = 1;
-    return __atomic_load_n(&s->stop, __ATOMIC_RELAXED);
+    else if (__atomic_load_n(&s->halt, __ATOMIC_RELAXED))
+        s->stop = 1;
+    return s->stop;
 }
 
 /* eval_position, remembered: an entry holds the hash's bits above the index and the score in
@@ -178,13 +188,53 @@ static int move_order_score(const Search *s, const Move *m, const Move *tt_move,
 static int reduction(const Search *s, const Position *pos, const Move *m, int depth, int k, bool pv_node,
                      bool capture)
 {
-    if (capture || depth < 3 || k < 3 || (m->flags & MOVE_PROMOTES) || movegen_has_capture(pos, s->v))
+    if (capture || depth < 3 || k < ((exp_flags & 8) && !pv_node ? 1 : 3) || (m->flags & MOVE_PROMOTES) ||
+        movegen_has_capture(pos, s->v))
         return 0;
     int r = s->lmr[depth < 64 ? depth : 63][k < 64 ? k : 63] - pv_node;
     return r < 0 ? 0 : r > depth - 2 ? depth - 2 : r;
 }
 
-static int negamax(Search *s, Position *pos, int alpha, int beta, int depth, int ply, int reversible)
+/* Whether the opponent of the side to move could capture, were it its turn. */
+static bool threatened(const Search *s, const Position *pos)
+{
+    Position other = *pos;
+    other.side ^= 1;
+    return movegen_has_capture(&other, s->v);
+}
+
+static int negamax(Search *s, Position *pos, int alpha, int beta, int depth, int ply, int reversible, bool prune);
+
+/* A quiet position beyond the horizon: the evaluation stands, unless, with no king on the board,
+ * a sacrifice (a move that gives the opponent a capture) does better: the shots of draughts. */
+static int quiet_leaf(Search *s, Position *pos, int alpha, int beta, int depth, int ply, int reversible)
+{
+    int best = evaluate(s, pos);
+    if (best >= beta || pos->kings || !(exp_flags & 2))
+        return best;
+    MoveList *list = &s->lists[ply];
+    int n = movegen_moves(pos, s->v, list);
+    for (int k = 0; k < n && best < beta; k++) {
+        const Move m = s->lists[ply].moves[k];
+        Undo u;
+        pos_make(pos, &m, &u);
+        int score = best;
+        if (movegen_has_capture(pos, s->v)) {
+            s->hashes[s->nhashes++] = pos->hash;
+            score = -negamax(s, pos, -beta, -(alpha > best ? alpha : best), depth - 1, ply + 1, 0, false);
+            s->nhashes--;
+        }
+        pos_undo(pos, &m, &u);
+        if (s->stop)
+            return 0;
+        if (score > best)
+            best = score;
+    }
+    (void)reversible;
+    return best;
+}
+
+static int negamax(Search *s, Position *pos, int alpha, int beta, int depth, int ply, int reversible, bool prune)
 {
     s->nodes++;
     s->pv_length[ply] = ply;
@@ -195,13 +245,19 @@ static int negamax(Search *s, Position *pos, int alpha, int beta, int depth, int
             return 0;
     }
     /* At the horizon with nothing to capture, the evaluation stands (quiescence), unless the
-     * side to move has no move at all. */
+     * side to move has no move at all, or, on the horizon itself, the opponent threatens a
+     * capture: then every move is searched one ply further, to see whether it parries. */
+    bool threat = false;
     if (depth <= 0 || ply >= SEARCH_MAX_PLY - 1) {
         int quiet = movegen_quiet_count(pos, s->v);
         if (quiet == 0)
             return -(SEARCH_WIN - ply);
-        if (quiet > 0 && (!s->db || pos_count(pos->pieces[0] | pos->pieces[1]) > s->db_pieces))
-            return evaluate(s, pos);
+        if (quiet > 0 && (!s->db || pos_count(pos->pieces[0] | pos->pieces[1]) > s->db_pieces)) {
+            threat = (exp_flags & 1) && depth == 0 && ply < SEARCH_MAX_PLY - 1 && threatened(s, pos);
+            if (!threat)
+                return ply < SEARCH_MAX_PLY - 2 ? quiet_leaf(s, pos, alpha, beta, depth, ply, reversible)
+                                                : evaluate(s, pos);
+        }
     }
     MoveList *list = &s->lists[ply];
     int n = movegen_moves(pos, s->v, list);
@@ -217,7 +273,7 @@ static int negamax(Search *s, Position *pos, int alpha, int beta, int depth, int
             return v.wdl == DB_DRAW ? 0 : v.wdl == DB_WIN ? SEARCH_WIN - ply - v.dtw : -(SEARCH_WIN - ply - v.dtw);
         }
     }
-    if (depth <= 0 && !capture)
+    if (depth <= 0 && !capture && !threat)
         return evaluate(s, pos);
     TTEntry *e = &s->tt[pos->hash & s->tt_mask];
     const Move *tt_move = NULL;
@@ -228,6 +284,18 @@ static int negamax(Search *s, Position *pos, int alpha, int beta, int depth, int
             (e->bound == BOUND_EXACT || (e->bound == BOUND_LOWER && score >= beta) ||
              (e->bound == BOUND_UPPER && score <= alpha)))
             return score;
+    }
+    /* ProbCut: at a node not on the principal variation, a shallow search (four tenths of the
+     * depth) that beats beta by a margin growing with depth is taken as proof of a cut. */
+    bool pv_node = beta - alpha > 1;
+    if ((exp_flags & 4) && prune && !pv_node && depth >= 3 && !capture && ply > 0 && beta > -SEARCH_WIN_MIN &&
+        beta < SEARCH_WIN_MIN - 1000) {
+        int margin = depth * 10, pc_beta = beta + margin;
+        int score = negamax(s, pos, pc_beta - 1, pc_beta, depth * 4 / 10, ply + 1, reversible, false);
+        if (s->stop)
+            return 0;
+        if (score >= pc_beta)
+            return score - margin;
     }
     int *order = s->order[ply], *keys = s->keys;
     for (int i = 0; i < n; i++) {
@@ -240,9 +308,8 @@ static int negamax(Search *s, Position *pos, int alpha, int beta, int depth, int
         order[j] = i;
     }
     /* A forced move (one legal move) or a capture beyond the horizon costs no depth. */
-    int next_depth = n == 1 || (capture && depth <= 0) ? depth : depth - 1;
+    int next_depth = threat ? -1 : n == 1 || (capture && depth <= 0) ? depth : depth - 1;
     int best = -SEARCH_WIN - 1, original_alpha = alpha;
-    bool pv_node = beta - alpha > 1;
     Move best_move = list->moves[order[0]];
     for (int k = 0; k < n; k++) {
         const Move m = s->lists[ply].moves[s->order[ply][k]];
@@ -257,14 +324,14 @@ static int negamax(Search *s, Position *pos, int alpha, int beta, int depth, int
         s->hashes[s->nhashes++] = pos->hash;
         int score;
         if (k == 0) {
-            score = -negamax(s, pos, -beta, -alpha, next_depth, ply + 1, child_reversible);
+            score = -negamax(s, pos, -beta, -alpha, next_depth, ply + 1, child_reversible, prune);
         } else {
             int r = reduction(s, pos, &m, depth, k, pv_node, capture);
-            score = -negamax(s, pos, -alpha - 1, -alpha, next_depth - r, ply + 1, child_reversible);
+            score = -negamax(s, pos, -alpha - 1, -alpha, next_depth - r, ply + 1, child_reversible, prune);
             if (r && score > alpha)
-                score = -negamax(s, pos, -alpha - 1, -alpha, next_depth, ply + 1, child_reversible);
+                score = -negamax(s, pos, -alpha - 1, -alpha, next_depth, ply + 1, child_reversible, prune);
             if (score > alpha && score < beta)
-                score = -negamax(s, pos, -beta, -alpha, next_depth, ply + 1, child_reversible);
+                score = -negamax(s, pos, -beta, -alpha, next_depth, ply + 1, child_reversible, prune);
         }
         s->nhashes--;
         pos_undo(pos, &m, &u);
@@ -275,6 +342,8 @@ static int negamax(Search *s, Position *pos, int alpha, int beta, int depth, int
             best_move = m;
             if (score > alpha) {
                 alpha = score;
+                if (ply == 0)
+                    s->root_score = score;
                 s->pv[ply][ply] = m;
                 memcpy(&s->pv[ply][ply + 1], &s->pv[ply + 1][ply + 1],
                        (size_t)(s->pv_length[ply + 1] - ply - 1) * sizeof(Move));
@@ -312,10 +381,10 @@ static int negamax(Search *s, Position *pos, int alpha, int beta, int depth, int
 static int root_search(Search *s, Position *pos, int depth, int last, int reversible)
 {
     if (depth < 4 || last > SEARCH_WIN_MIN || last < -SEARCH_WIN_MIN)
-        return negamax(s, pos, -SEARCH_WIN - 1, SEARCH_WIN + 1, depth, 0, reversible);
+        return negamax(s, pos, -SEARCH_WIN - 1, SEARCH_WIN + 1, depth, 0, reversible, true);
     int delta = SEARCH_ASPIRATION, alpha = last - delta, beta = last + delta;
     for (;;) {
-        int score = negamax(s, pos, alpha, beta, depth, 0, reversible);
+        int score = negamax(s, pos, alpha, beta, depth, 0, reversible, true);
         if (s->stop)
             return score;
         if (score <= alpha)
@@ -338,6 +407,7 @@ int search_run(Search *s, const Position *root, const uint64_t *history, int nhi
     s->node_limit = limits->nodes;
     s->nodes = s->db_hits = 0;
     s->stop = 0;
+    s->root_score = 0;
     /* Only the positions since the last irreversible move can repeat. */
     int keep = nhistory < reversible ? nhistory : reversible;
     if (keep > (int)(sizeof s->hashes / sizeof *s->hashes) - SEARCH_MAX_PLY - 1)
@@ -359,22 +429,24 @@ int search_run(Search *s, const Position *root, const uint64_t *history, int nhi
     Position pos = *root;
     for (int depth = 1; depth <= max_depth; depth++) {
         int score = root_search(s, &pos, depth, out->score, reversible);
-        if (s->stop && depth > 1)
+        /* A cut-off iteration still counts where its root completed a move better than the
+         * first (the last iteration's best): a root move is only taken once fully searched. */
+        if (s->stop && depth > 1 && !(s->pv_length[0] > 0 && !same_move(&s->pv[0][0], &out->pv[0])))
             break;
-        out->score = score;
+        out->score = s->stop ? s->root_score : score;
         out->depth = depth;
         out->pv_length = s->pv_length[0];
         memcpy(out->pv, s->pv[0], (size_t)out->pv_length * sizeof(Move));
         out->nodes = s->nodes;
         out->db_hits = s->db_hits;
         out->seconds = now() - s->start;
-        if (report)
+        if (report && out->pv_length > 0)
             report(ctx, out);
         if (s->stop || score > SEARCH_WIN_MIN || score < -SEARCH_WIN_MIN)
             break;
-        /* The next iteration takes a few times this one: one begun past half the time would
-         * most likely be cut off before it changes the move. */
-        if (s->deadline > 0 && now() - s->start > limits->seconds * SEARCH_TIME_SOFT)
+        /* With a clock, time saved now is time for later moves: the next iteration takes a few
+         * times this one, and one begun late would most likely be cut off unfinished. */
+        if (limits->soft > 0 && now() - s->start > limits->soft)
             break;
     }
     out->nodes = s->nodes;

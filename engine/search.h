@@ -25,6 +25,8 @@ typedef struct {
     int depth;           /* iterations to complete; 0 = up to SEARCH_MAX_PLY - 1 */
     uint64_t nodes;      /* stop after this many nodes; 0 = no limit */
     double seconds;      /* stop after this much time; 0 = no limit */
+    double soft;         /* with a game clock: no iteration begins after this much time;
+                          * 0 = the move has `seconds` to itself and uses them all */
 } SearchLimits;
 
 typedef struct {
@@ -58,8 +60,10 @@ int search_run(Search *s, const Position *root, const uint64_t *history, int nhi
                const SearchLimits *limits, SearchInfo *out, void (*report)(void *ctx, const SearchInfo *info),
                void *ctx);
 
-/* Asks a running search to stop soon (from another thread); it returns its last result. */
+/* Asks the running search (from another thread), or the next one if it has not started yet, to
+ * stop soon: it returns its last result. The request holds until search_resume. */
 void search_stop(Search *s);
+void search_resume(Search *s);
 
 typedef enum { GAME_GOES_ON, GAME_LOST, GAME_DRAWN_40_MOVES, GAME_DRAWN_REPETITION } GameEnd;
 

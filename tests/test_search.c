@@ -70,7 +70,7 @@ Test(search, finds_forced_wins_from_the_database_and_plays_a_winning_move, .init
             Search *s = k ? helped : alone;
             search_clear(s);
             SearchInfo info;
-            SearchLimits limits = {v.dtw + 2, 0, 0};
+            SearchLimits limits = {.depth = v.dtw + 2};
             search_run(s, &pos[i], NULL, 0, 0, &limits, &info, NULL, NULL);
             cr_assert_gt(info.score, SEARCH_WIN_MIN, "position %d (win in %d): score %d%s", i, v.dtw, info.score,
                          k ? " with the database" : "");
@@ -99,7 +99,7 @@ Test(search, a_node_limited_search_is_deterministic)
     Position start;
     pos_start(&start, &v);
     Search *s = search_new(&v, &w, NULL, 8);
-    SearchLimits limits = {0, 50000, 0};
+    SearchLimits limits = {.nodes = 50000};
     SearchInfo a, b;
     search_run(s, &start, NULL, 0, 0, &limits, &a, NULL, NULL);
     search_clear(s);
@@ -135,7 +135,7 @@ Test(search, beats_a_random_mover_in_at_least_95_percent_of_games, .timeout = 12
         int nopen = match_openings(&v, 2, openings, 64);
         Player players[2];
         Search *s = search_new(&v, w, NULL, 8);
-        SearchLimits limits = {0, 3000, 0};
+        SearchLimits limits = {.nodes = 3000};
         double score = 0;
         int games = 20;
         for (int g = 0; g < games; g++) {

@@ -380,7 +380,7 @@ int train_selfplay(const Variant *v, const Weights *w, Dataset *d, const SelfPla
                 uint64_t seed = o->seed * 0x9E3779B97F4A7C15ull ^ ((first + (uint64_t)g) * 1000003u + 17), r = seed;
                 Position start;
                 opening_for(v, openings, nopen, seed, &start);
-                SearchLimits limits = {0, o->nodes + next_random(&r) % (o->nodes / 2 + 1), 0};
+                SearchLimits limits = {.nodes = o->nodes + next_random(&r) % (o->nodes / 2 + 1)};
                 Player self[2] = {{"self", w, NULL}, {"self", w, NULL}};
                 Seat both[2] = {{s, NULL}, {s, NULL}};
                 match_game(v, &start, self, both, &limits, seed, o->db, &played[g], NULL, 0);
@@ -433,7 +433,7 @@ int train_run(const Variant *v, const Weights *start, Dataset *d, const TrainOpt
     int nmatch = match_openings_for(v, o->match_games / 2, match_open, o->match_games / 2 + 1);
     *current = *start;
     SelfPlayOptions so = {o->nodes, o->threads, o->seed, o->db};
-    SearchLimits limits = {0, o->nodes, 0};
+    SearchLimits limits = {.nodes = o->nodes};
     int rc = nmatch > 0 ? DAMAS_OK : DAMAS_ERR_RANGE;
     if (rc != DAMAS_OK)
         snprintf(err, errlen, "out of memory for the match openings");
