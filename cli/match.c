@@ -223,7 +223,9 @@ int cmd_match(int argc, char **argv)
            npairs < nopen ? npairs : nopen, cli_now() - progress.start);
     printf("A wins %d, draws %d, losses %d; score %.1f%%\n", r.wins, r.draws, r.losses,
            100.0 * (r.wins + 0.5 * r.draws) / (double)games);
-    printf("Elo A - B: %+.1f (95%% interval %+.1f to %+.1f)\n", r.elo, r.low, r.high);
+    char elo[128];
+    match_elo_text(&r, elo, sizeof elo);
+    printf("Elo A - B: %s\n", elo);
     if (pdn) {
         FILE *f = fopen(pdn, "w");
         if (!f)

@@ -440,9 +440,10 @@ int cmd_train(int argc, char **argv)
         return cli_error(CLI_FAIL, "%s", err);
     fclose(csv);
     fclose(pdn);
-    printf("trained %s weights in %.0f s: against the compiled-in weights %d games, +%d =%d -%d, Elo %+.1f "
-           "(95%% interval %+.1f to %+.1f)\n",
-           v.name, cli_now() - t0, m.games, m.wins, m.draws, m.losses, m.elo, m.low, m.high);
+    char elo[128];
+    match_elo_text(&m, elo, sizeof elo);
+    printf("trained %s weights in %.0f s: against the compiled-in weights %d games, +%d =%d -%d, Elo %s\n", v.name,
+           cli_now() - t0, m.games, m.wins, m.draws, m.losses, elo);
     printf("weights: %s\nlog: %s\ngames: %s\ndata: %s\nplot: scripts/plot-training.sh %s\n", out, csv_path, pdn_path,
            a.data ? a.data : data_path, csv_path);
     free(openings);

@@ -240,6 +240,14 @@ void match_elo(const double *pair_scores, int n, double *elo, double *low, doubl
     *high = elo_of(mean + 1.96 * se);
 }
 
+void match_elo_text(const MatchResult *r, char *buf, size_t len)
+{
+    if (r->games > 0 && (r->wins == r->games || r->losses == r->games))
+        snprintf(buf, len, "not estimable (%s won every game)", r->wins ? "A" : "B");
+    else
+        snprintf(buf, len, "%+.1f (95%% interval %+.1f to %+.1f)", r->elo, r->low, r->high);
+}
+
 void match_write_pdn(FILE *out, const Variant *v, const Game *g, const char *event, const char *white,
                      const char *black, int round)
 {

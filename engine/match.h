@@ -76,6 +76,10 @@ int match_openings_for(const Variant *v, int pairs, Position *out, int max);
  * games of pair k) and its 95% interval. */
 void match_elo(const double *pair_scores, int n, double *elo, double *low, double *high);
 
+/* r's Elo as text: "+12.3 (95% interval +1.0 to +23.6)", or "not estimable (A won every
+ * game)" when one side scored every point (the estimate is then unbounded). */
+void match_elo_text(const MatchResult *r, char *buf, size_t len);
+
 /* Writes game g as PDN (tags Event, White, Black, Result, GameType, FEN when not the start
  * position), in v's notation. */
 void match_write_pdn(FILE *out, const Variant *v, const Game *g, const char *event, const char *white,

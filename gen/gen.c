@@ -388,6 +388,15 @@ int gen_run_split(const Variant *v, int pieces, const char *dir, int threads, So
         total += gen_unit_size(units[u], v->rules.board_size);
     }
     dbset_free(set);
+    int missing = 0;
+    for (int u = 0; u < n; u++)
+        missing += !on_disk[u];
+    if (!missing && !split && progress && progress->note) {
+        char note[STORE_PATH_MAX + 128];
+        snprintf(note, sizeof note, "%s already holds every unit up to %d pieces, each checked: nothing to build",
+                 dir, pieces);
+        progress->note(progress->ctx, note);
+    }
     int rc = DAMAS_OK;
     /* The ranks of a split solve the same units: rank 0's view of the directory. */
     if (split && !split->broadcast(split->ctx, on_disk, sizeof on_disk, 0)) {

@@ -17,6 +17,8 @@ for v in brazilian russian spanish czech italian american international; do
 done
 check gen_optional_capture 0 "done" -- "$damas" gen --variant spanish --optional-capture --pieces 3 --out "$work/opt"
 check verify_optional_capture 0 "consistent" -- "$damas" verify --db "$work/opt"
+check gen_into_a_finished_directory_says_so 0 "already holds every unit up to 3 pieces" -- \
+  "$damas" gen --variant spanish --optional-capture --pieces 3 --out "$work/opt"
 # Time left: no estimate from the first unit's fixed costs, nothing left after the last unit.
 out=$("$damas" gen --variant russian --pieces 3 --out "$work/eta" 2>&1)
 if grep -q '^\[  1/  9\].*left ?  solved' <<<"$out" && grep -q '^\[  9/  9\].*left 0 s  solved' <<<"$out"; then
