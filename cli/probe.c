@@ -14,8 +14,9 @@ static const char probe_help[] =
     "value sorted best first, and for a win or a loss the best line to the end of the game.\n"
     "Exits 2 if a FEN is malformed, 1 if a position cannot be answered (beyond the database,\n"
     "damaged file), after answering the others.\n"
-    "  --json        one JSON object per position: {\"fen\", \"wdl\", \"dtw\", \"moves\", \"line\"},\n"
-    "                or {\"fen\", \"error\"}\n"
+    "  --json        one JSON object per position: {\"fen\", \"wdl\", \"dtw\" (null for a draw),\n"
+    "                \"bestmove\", \"moves\" [{\"move\", \"capture\", \"wdl\", \"dtw\"}], \"line\"},\n"
+    "                or {\"fen\", \"error\"}; lines of standard input starting with # are skipped\n"
     "  --cache-mb N  decompressed chunks kept in memory (default 64)\n";
 
 static const char *wdl_name(int wdl)
@@ -50,6 +51,15 @@ static void value_text(DbValue v, char *buf, size_t len)
 enum { LINE_MAX_PLIES = 1024 };
 
 /* Answers one FEN; returns the exit code for it. */
+/* A distance in JSON: null for a draw, which has none. */
+static void json_dtw(DbValue v)
+{
+    if (v.wdl == DB_DRAW)
+        printf("null");
+    else
+        printf("%d", v.dtw);
+}
+
 static int probe_one(DbProbe *p, const char *fen, bool json)
 {
     const Variant *v = probe_variant(p);
@@ -77,8 +87,9 @@ static int probe_one(DbProbe *p, const char *fen, bool json)
             printf(",\"error\":");
             json_string(err);
             printf("}\n");
+        } else {
+            fprintf(stderr, "error: %s: %s\n", fen, err);
         }
-        fprintf(stderr, "error: %s: %s\n", fen, err);
         free(moves);
         free(line);
         return code;
@@ -88,12 +99,24 @@ static int probe_one(DbProbe *p, const char *fen, bool json)
     if (json) {
         printf("{\"fen\":");
         json_string(canonical);
-        printf(",\"wdl\":\"%s\",\"dtw\":%d,\"moves\":[", wdl_name(value.wdl), value.dtw);
+        printf(",\"wdl\":\"%s\",\"dtw\":", wdl_name(value.wdl));
+        json_dtw(value);
+        printf(",\"bestmove\":");
+        if (nmoves > 0) {   /* the list is best first: a drawn position's best is a drawing move */
+            notation_move_write(v, &pos, nline > 0 ? &line[0] : &moves[0].move, NOTATION_NATIVE, text);
+            json_string(text);
+        } else {
+            printf("null");
+        }
+        printf(",\"moves\":[");
         for (int k = 0; k < nmoves; k++) {
             notation_move_write(v, &pos, &moves[k].move, NOTATION_NATIVE, text);
             printf("%s{\"move\":", k ? "," : "");
             json_string(text);
-            printf(",\"wdl\":\"%s\",\"dtw\":%d}", wdl_name(moves[k].value.wdl), moves[k].value.dtw);
+            printf(",\"capture\":%s,\"wdl\":\"%s\",\"dtw\":", moves[k].move.captured ? "true" : "false",
+                   wdl_name(moves[k].value.wdl));
+            json_dtw(moves[k].value);
+            printf("}");
         }
         printf("],\"line\":[");
     } else {
@@ -177,7 +200,7 @@ int cmd_probe(int argc, char **argv)
         for (long number = 1; (len = getline(&buf, &cap, stdin)) >= 0; number++) {
             while (len > 0 && (buf[len - 1] == '\n' || buf[len - 1] == '\r' || buf[len - 1] == ' '))
                 buf[--len] = '\0';
-            if (len == 0)
+            if (len == 0 || buf[0] == '#')   /* blank lines and comments */
                 continue;
             if (strlen(buf) != (size_t)len) {   /* a NUL byte would silently cut the FEN */
                 if (json)

@@ -52,9 +52,9 @@ if [ "$kept" -eq "$done_before" ] && [ "$(sums "$work/russian")" = "$(sums "$wor
 
 # Probing: value, moves and line, in text and JSON, from arguments and standard input.
 check probe_win_in_one 0 "value: win in 1 ply (1 move)" -- "$damas" probe --db "$work/american" "W:W18,K1:B14"
-check probe_json 0 '{"fen":"W:WK1,18:B14","wdl":"win","dtw":1,"moves":[{"move":"18x9","wdl":"win","dtw":1}],"line":["18x9"]}' -- \
+check probe_json 0 '{"fen":"W:WK1,18:B14","wdl":"win","dtw":1,"bestmove":"18x9","moves":[{"move":"18x9","capture":true,"wdl":"win","dtw":1}],"line":["18x9"]}' -- \
   "$damas" probe --db "$work/american" --json "W:W18,K1:B14"
-check probe_draw_no_line 0 '"wdl":"draw","dtw":0,"moves":[{"move":"14x23","wdl":"draw","dtw":0}],"line":[]}' -- \
+check probe_draw_no_line 0 '"wdl":"draw","dtw":null,"bestmove":"14x23","moves":[{"move":"14x23","capture":true,"wdl":"draw","dtw":null}],"line":[]}' -- \
   "$damas" probe --db "$work/american" --json "B:W18,K1:B14"
 out=$(printf 'W:W18,K1:B14\n\nW:WK1,K2:BK32\n' | "$damas" probe --db "$work/american" --json)
 if [ "$(grep -c '"wdl":"win"' <<<"$out")" -eq 2 ]; then ok; else fail "probe_stdin: $out"; fi
