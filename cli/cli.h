@@ -34,6 +34,13 @@ int cmd_fit(int argc, char **argv);
  * the error itself. */
 bool cli_weights(const char *arg, const Variant *v, Weights *out);
 
+/* --weights in a command's help. */
+#define CLI_WEIGHTS_HELP                                                                                 \
+    "  --weights W   a weight file (damas train); 'default': the variant's shipped weights\n"            \
+    "                (eval/weights/<variant>.h5 beside the binary, or $DAMAS_WEIGHTS/<variant>.h5),\n" \
+    "                else, with a warning, the compiled-in ones; 'builtin': the compiled-in weights;\n" \
+    "                'material': their material weights only\n"
+
 /* A search score as text: "+0.35" (men) or "win in 7" / "loss in 6" (plies). */
 void cli_score_text(int score, char *buf, size_t len);
 

@@ -16,13 +16,14 @@ static const char analyze_help[] =
     "Searches FEN and prints, per completed iteration, the depth, score (in men for the side to\n"
     "move, or the plies to a forced end), nodes, speed, database hits and the principal variation;\n"
     "then the best move. Without a limit it searches 5 seconds.\n"
-    "  --weights W   a weight file (damas train), or 'default' (compiled in)\n"
+    CLI_WEIGHTS_HELP
     "  --db DIR      an endgame database of the variant: exact scores within its piece count\n";
 
 static const char eval_help[] =
     "usage: damas eval --variant V [--optional-capture] [--weights W] FEN\n"
     "\n"
-    "The static evaluation of FEN for the side to move, in men, and each feature group's share.\n";
+    "The static evaluation of FEN for the side to move, in men, and each feature group's share.\n"
+    CLI_WEIGHTS_HELP;
 
 static const char bench_help[] =
     "usage: damas bench [--depth D] [--weights W]\n"
@@ -51,8 +52,11 @@ static bool shipped_weights(const Variant *v, Weights *out)
         snprintf(path, sizeof path, "%.2000s/eval/weights/%.32s.h5", exe, v->name);
     }
     char err[1024];
-    if (access(path, R_OK) != 0)
+    if (access(path, R_OK) != 0) {
+        fprintf(stderr, "warning: no shipped weights for %s at %s (set DAMAS_WEIGHTS to their directory); using "
+                "the compiled-in weights\n", v->name, path);
         return false;
+    }
     if (weights_load(path, v, out, err, sizeof err) != DAMAS_OK) {
         fprintf(stderr, "warning: %s; using the compiled-in weights\n", err);
         return false;

@@ -89,6 +89,11 @@ check match_openings_long_line 1 "line 2: longer than" -- "$damas" match --varia
 rm -f "$long_line"
 check match_elo_not_estimable_when_one_side_wins_all 0 "Elo A - B: not estimable (A won every game)" -- \
   "$damas" match --variant russian --a default --b random --games 4 --nodes 200
+lonely=$(mktemp -d)
+cp "$damas" "$lonely/damas"
+check default_weights_missing_warns 0 "warning: no shipped weights for russian" -- \
+  "$lonely/damas" eval --variant russian "W:W21-32:B1-12"
+rm -rf "$lonely"
 check hub_stop_right_after_go_is_never_lost 0 "none hung" -- python3 "$(dirname "$0")/hub_stop.py" "$damas" 50
 check hub_init_answers_an_unknown_variant 0 "error message=\"unknown variant 'frisian'" -- \
   bash -c "printf 'hub\nset-param name=variant value=frisian\ninit\nquit\n' | '$damas' hub"

@@ -155,3 +155,33 @@ Test(search, beats_a_random_mover_in_at_least_95_percent_of_games, .timeout = 12
         free(w);
     }
 }
+
+/* A stop asked for before the search begins (a GUI's `stop` right after `go`) is not lost: the
+ * search returns at once with a legal move, and the next search, once resumed, runs in full. */
+Test(search, a_stop_asked_before_the_search_starts_is_kept_until_resumed)
+{
+    Variant v = test_variant("international", false);
+    Weights *w = malloc(sizeof *w);
+    weights_default(&v, w);
+    Position start;
+    pos_start(&start, &v);
+    Search *s = search_new(&v, w, NULL, 8);
+    SearchLimits infinite = {0};
+    SearchInfo info;
+    search_stop(s);
+    cr_assert_gt(search_run(s, &start, NULL, 0, 0, &infinite, &info, NULL, NULL), 0);
+    cr_assert_eq(info.pv_length, 1, "a move is returned");
+    cr_assert_lt(info.nodes, 1000, "at once: %llu nodes", (unsigned long long)info.nodes);
+    MoveList list;
+    movegen_moves(&start, &v, &list);
+    bool legal = false;
+    for (int k = 0; k < list.count; k++)
+        legal |= list.moves[k].from == info.pv[0].from && list.moves[k].to == info.pv[0].to;
+    cr_assert(legal);
+    search_resume(s);
+    SearchLimits depth = {.depth = 4};
+    search_run(s, &start, NULL, 0, 0, &depth, &info, NULL, NULL);
+    cr_assert_eq(info.depth, 4);
+    search_free(s);
+    free(w);
+}
