@@ -10,8 +10,9 @@
 
 enum { BOUND_UPPER = 1, BOUND_LOWER = 2, BOUND_EXACT = 3 };
 
-/* The half-width of the first aspiration window, in hundredths of a man. */
-enum { SEARCH_ASPIRATION = 20 };
+/* The half-width of the first aspiration window, in hundredths of a man; ProbCut's margin a
+ * ply of depth, in hundredths of a man, and the depth of its search, in tenths of the node's. */
+enum { SEARCH_ASPIRATION = 20, PROBCUT_MARGIN = 10, PROBCUT_DEPTH = 4 };
 
 /* The evaluation cache: 2^16 entries of 8 bytes, small enough to stay in the L2 cache. */
 enum { EVAL_CACHE_BITS = 16 };
@@ -51,8 +52,6 @@ struct Search {
     int root_score;                            /* of the root's best move so far */
 };
 
-static int exp_flags = -1;   /* EXPERIMENT */
-
 static double now(void)
 {
     struct timespec ts;
@@ -86,8 +85,6 @@ Search *search_new(const Variant *v, const Weights *w, DbProbe *db, size_t tt_mb
             s->lmr[d][k] = (int8_t)(d && k ? 0.5 + log(d) * log(k) / 2.25 : 0);
     s->db = db;
     s->db_pieces = db ? probe_pieces(db) : 0;
-    if (exp_flags < 0)
-        exp_flags = getenv("DAMAS_EXP") ? atoi(getenv("DAMAS_EXP")) : 0;
     return s;
 }
 
@@ -188,8 +185,7 @@ static int move_order_score(const Search *s, const Move *m, const Move *tt_move,
 static int reduction(const Search *s, const Position *pos, const Move *m, int depth, int k, bool pv_node,
                      bool capture)
 {
-    if (capture || depth < 3 || k < ((exp_flags & 8) && !pv_node ? 1 : 3) || (m->flags & MOVE_PROMOTES) ||
-        movegen_has_capture(pos, s->v))
+    if (capture || depth < 3 || k < 3 || (m->flags & MOVE_PROMOTES) || movegen_has_capture(pos, s->v))
         return 0;
     int r = s->lmr[depth < 64 ? depth : 63][k < 64 ? k : 63] - pv_node;
     return r < 0 ? 0 : r > depth - 2 ? depth - 2 : r;
@@ -203,37 +199,9 @@ static bool threatened(const Search *s, const Position *pos)
     return movegen_has_capture(&other, s->v);
 }
 
-static int negamax(Search *s, Position *pos, int alpha, int beta, int depth, int ply, int reversible, bool prune);
-
-/* A quiet position beyond the horizon: the evaluation stands, unless, with no king on the board,
- * a sacrifice (a move that gives the opponent a capture) does better: the shots of draughts. */
-static int quiet_leaf(Search *s, Position *pos, int alpha, int beta, int depth, int ply, int reversible)
-{
-    int best = evaluate(s, pos);
-    if (best >= beta || pos->kings || !(exp_flags & 2))
-        return best;
-    MoveList *list = &s->lists[ply];
-    int n = movegen_moves(pos, s->v, list);
-    for (int k = 0; k < n && best < beta; k++) {
-        const Move m = s->lists[ply].moves[k];
-        Undo u;
-        pos_make(pos, &m, &u);
-        int score = best;
-        if (movegen_has_capture(pos, s->v)) {
-            s->hashes[s->nhashes++] = pos->hash;
-            score = -negamax(s, pos, -beta, -(alpha > best ? alpha : best), depth - 1, ply + 1, 0, false);
-            s->nhashes--;
-        }
-        pos_undo(pos, &m, &u);
-        if (s->stop)
-            return 0;
-        if (score > best)
-            best = score;
-    }
-    (void)reversible;
-    return best;
-}
-
+/* The score of pos for the side to move within (alpha, beta), searched `depth` plies (and
+ * captures beyond), `ply` plies from the root, `reversible` plies since a capture or a man move;
+ * `prune` allows ProbCut below. */
 static int negamax(Search *s, Position *pos, int alpha, int beta, int depth, int ply, int reversible, bool prune)
 {
     s->nodes++;
@@ -253,10 +221,9 @@ static int negamax(Search *s, Position *pos, int alpha, int beta, int depth, int
         if (quiet == 0)
             return -(SEARCH_WIN - ply);
         if (quiet > 0 && (!s->db || pos_count(pos->pieces[0] | pos->pieces[1]) > s->db_pieces)) {
-            threat = (exp_flags & 1) && depth == 0 && ply < SEARCH_MAX_PLY - 1 && threatened(s, pos);
+            threat = depth == 0 && ply < SEARCH_MAX_PLY - 1 && threatened(s, pos);
             if (!threat)
-                return ply < SEARCH_MAX_PLY - 2 ? quiet_leaf(s, pos, alpha, beta, depth, ply, reversible)
-                                                : evaluate(s, pos);
+                return evaluate(s, pos);
         }
     }
     MoveList *list = &s->lists[ply];
@@ -285,13 +252,16 @@ static int negamax(Search *s, Position *pos, int alpha, int beta, int depth, int
              (e->bound == BOUND_UPPER && score <= alpha)))
             return score;
     }
-    /* ProbCut: at a node not on the principal variation, a shallow search (four tenths of the
-     * depth) that beats beta by a margin growing with depth is taken as proof of a cut. */
+    /* ProbCut: at a node off the principal variation, a shallow search (PROBCUT_DEPTH tenths of
+     * the depth, without ProbCut of its own) that beats beta by PROBCUT_MARGIN a ply is taken as
+     * proof of a cut. It searches this position as if one ply deeper, so that its move lists
+     * and lines do not overwrite this node's. */
     bool pv_node = beta - alpha > 1;
-    if ((exp_flags & 4) && prune && !pv_node && depth >= 3 && !capture && ply > 0 && beta > -SEARCH_WIN_MIN &&
-        beta < SEARCH_WIN_MIN - 1000) {
-        int margin = depth * 10, pc_beta = beta + margin;
-        int score = negamax(s, pos, pc_beta - 1, pc_beta, depth * 4 / 10, ply + 1, reversible, false);
+    int margin = depth * PROBCUT_MARGIN;
+    if (prune && !pv_node && depth >= 3 && !capture && ply > 0 && beta > -SEARCH_WIN_MIN &&
+        beta + margin < SEARCH_WIN_MIN) {
+        int pc_beta = beta + margin;
+        int score = negamax(s, pos, pc_beta - 1, pc_beta, depth * PROBCUT_DEPTH / 10, ply + 1, reversible, false);
         if (s->stop)
             return 0;
         if (score >= pc_beta)
