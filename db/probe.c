@@ -13,6 +13,7 @@
 #include "../core/error.h"
 #include "../core/memory.h"
 #include "../core/position.h"
+#include "store.h"
 
 /* ---- the chunk cache ----
  *

@@ -20,7 +20,8 @@
 #include <stddef.h>
 
 #include "../core/movegen.h"
-#include "store.h"
+#include "../core/variant.h"
+#include "value.h"
 
 typedef struct DbProbe DbProbe;
 

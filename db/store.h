@@ -11,25 +11,12 @@
 #include "../core/variant.h"
 #include "chunk.h"
 #include "index.h"
+#include "value.h"
 
 enum { STORE_PATH_MAX = 4096 };
 
-/* Values for the side to move. */
-enum { DB_LOSS = 0, DB_DRAW = 1, DB_WIN = 2 };
-
 /* Version of the storage format of docs/FORMAT.md (packing, don't-cares, checksums). */
 enum { DB_FORMAT_VERSION = 2 };
-
-/* A value for the side to move: DB_LOSS, DB_DRAW or DB_WIN, and the distance in plies. */
-typedef struct {
-    int wdl, dtw;
-} DbValue;
-
-/* The value for the mover of a move leading to a position worth `next` to its side to move. */
-DbValue db_value_after(DbValue next);
-
-/* Orders values for the side to move: higher is better (a shorter win, a longer loss). */
-int db_value_score(DbValue v);
 
 /* The value of a successor position for its side to move; DAMAS_OK or an error. */
 typedef int (*DbSuccessorValue)(void *ctx, const Position *after, DbValue *out);
