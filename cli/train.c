@@ -205,11 +205,11 @@ static int read_rows(const char *path, const Variant *v, uint64_t last, DatasetR
     }
     Dataset *d = dataset_open(path, v, err, errlen);
     if (!d)
-        return DAMAS_ERR_SYNTAX;
+        return DAMAS_ERR_CORRUPT;
     uint64_t total = dataset_rows(d);
     *n = last && last < total ? last : total;
     *rows = malloc((size_t)(*n ? *n : 1) * sizeof **rows);
-    int rc = *rows ? dataset_read(d, total - *n, (size_t)*n, *rows, err, errlen) : DAMAS_ERR_RANGE;
+    int rc = *rows ? dataset_read(d, total - *n, (size_t)*n, *rows, err, errlen) : DAMAS_ERR_NOMEM;
     if (!*rows)
         snprintf(err, errlen, "out of memory for %llu positions", (unsigned long long)*n);
     dataset_close(d);

@@ -18,7 +18,10 @@ typedef enum {
     DAMAS_ERR_RANGE = -2,    /* a number or square outside what the board allows */
     DAMAS_ERR_ILLEGAL = -3,  /* well-formed but not a legal position or move */
     DAMAS_ERR_AMBIGUOUS = -4,/* a move text that matches several legal moves */
-    DAMAS_ERR_UNKNOWN = -5,  /* an unknown name (variant, option) */
+    DAMAS_ERR_UNKNOWN = -5,  /* an unknown name (variant, option), or a missing file */
+    DAMAS_ERR_IO = -6,       /* a file that cannot be read, written or renamed (disk full, read-only) */
+    DAMAS_ERR_NOMEM = -7,    /* out of memory: may succeed later */
+    DAMAS_ERR_CORRUPT = -8,  /* a damaged or foreign file */
 } DamasStatus;
 
 typedef struct Board Board;

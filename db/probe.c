@@ -218,7 +218,8 @@ static void cache_publish(Cache *c, Head *h, uint8_t **slot, uint64_t key, size_
 typedef struct {
     Slice slice;
     int id;                 /* in the cache keys */
-    int state;              /* 0 not opened yet, 1 open, -1 failed (error in `error`) */
+    int state;              /* 0 not opened yet, 1 open, -1 failed (error in `error`, code in `code`) */
+    int code;
     StoredSlice st;
     uint8_t **cached[2];    /* per chunk of the values and of the distances, when open: its
                              * cache buffer's data, or NULL */
@@ -354,7 +355,7 @@ static int slice_open(DbProbe *p, ProbeSlice *s, Material m)
     s->fd = open(s->path, O_RDONLY | O_CLOEXEC);
     if (s->fd < 0 || fstat(s->fd, &st) != 0) {
         snprintf(s->error, sizeof s->error, "%s: %s", s->path, strerror(errno));
-        r = DAMAS_ERR_UNKNOWN;
+        r = errno == ENOENT ? DAMAS_ERR_UNKNOWN : DAMAS_ERR_IO;
     } else if ((s->st.wdl.d >= 0 && chunk_locate(&s->st.wdl, (uint64_t)st.st_size) != 0) ||
                (s->st.dtw.d >= 0 && chunk_locate(&s->st.dtw, (uint64_t)st.st_size) != 0)) {
         char name[DB_NAME_MAX];
@@ -362,13 +363,13 @@ static int slice_open(DbProbe *p, ProbeSlice *s, Material m)
         snprintf(s->error, sizeof s->error,
                  "%s: slice %s: a chunk is missing or lies beyond the end of the file (damaged or truncated file)",
                  s->path, name);
-        r = DAMAS_ERR_SYNTAX;
+        r = DAMAS_ERR_CORRUPT;
     } else {
         s->cached[0] = calloc(s->st.wdl.nchunks + 1, sizeof *s->cached[0]);
         s->cached[1] = calloc(s->st.dtw.nchunks + 1, sizeof *s->cached[1]);
         if (!s->cached[0] || !s->cached[1]) {
             snprintf(s->error, sizeof s->error, "out of memory");
-            r = DAMAS_ERR_RANGE;
+            r = DAMAS_ERR_NOMEM;
         }
     }
     if (r != DAMAS_OK) {
@@ -403,15 +404,25 @@ static ProbeSlice *slice_of(DbProbe *p, Material m, int *rc, char *err, size_t e
     int state = __atomic_load_n(&s->state, __ATOMIC_ACQUIRE);
     if (state == 0) {
         pthread_mutex_lock(&p->open_lock);
+        int r = DAMAS_OK;
         if (s->state == 0) {
-            int r = slice_open(p, s, m);
-            __atomic_store_n(&s->state, r == DAMAS_OK ? 1 : -1, __ATOMIC_RELEASE);
+            r = slice_open(p, s, m);
+            /* Running out of memory may pass: only other failures are kept for good. */
+            if (r != DAMAS_ERR_NOMEM) {
+                s->code = r;
+                __atomic_store_n(&s->state, r == DAMAS_OK ? 1 : -1, __ATOMIC_RELEASE);
+            }
         }
         pthread_mutex_unlock(&p->open_lock);
+        if (r == DAMAS_ERR_NOMEM) {
+            *rc = r;
+            snprintf(err, errlen, "%s", s->error);
+            return NULL;
+        }
         state = s->state;
     }
     if (state < 0) {
-        *rc = DAMAS_ERR_SYNTAX;
+        *rc = s->code;
         snprintf(err, errlen, "%s", s->error);
         return NULL;
     }
@@ -437,7 +448,7 @@ static int read_at(DbProbe *p, ProbeSlice *s, const ChunkSet *c, int kind, uint6
     Head *h = cache_claim(&p->cache);
     uint8_t *data = h ? data_of(h) : malloc(size);
     if (!data)
-        FAIL(DAMAS_ERR_RANGE, "out of memory");
+        FAIL(DAMAS_ERR_NOMEM, "out of memory");
     size_t got = chunk_read_located(c, s->fd, k, data, whole ? 0 : offset, whole ? size : offset + (size_t)n, &lo);
     bool ok = got >= offset + (size_t)n && lo <= offset;
     if (ok)
@@ -449,7 +460,7 @@ static int read_at(DbProbe *p, ProbeSlice *s, const ChunkSet *c, int kind, uint6
     if (!ok) {
         char name[DB_NAME_MAX];
         material_name(s->slice.m, name);
-        FAIL(DAMAS_ERR_SYNTAX, "%s: slice %s: chunk %llu of its %s fails its checksum or does not decode (damaged file)",
+        FAIL(DAMAS_ERR_CORRUPT, "%s: slice %s: chunk %llu of its %s fails its checksum or does not decode (damaged file)",
              s->path, name, (unsigned long long)k, kind ? "distances" : "values");
     }
     return DAMAS_OK;
@@ -482,7 +493,7 @@ static int stored_value(DbProbe *p, ProbeSlice *s, uint64_t i, bool dtw, DbValue
     if (w > DB_WIN) {
         char name[DB_NAME_MAX];
         material_name(s->slice.m, name);
-        FAIL(DAMAS_ERR_SYNTAX, "%s: slice %s: position %llu holds value 3, which is not win, draw or loss (damaged file)",
+        FAIL(DAMAS_ERR_CORRUPT, "%s: slice %s: position %llu holds value 3, which is not win, draw or loss (damaged file)",
              s->path, name, (unsigned long long)i);
     }
     int h = 0;
@@ -609,7 +620,7 @@ int probe_moves(DbProbe *p, const Position *pos, ProbeMove *out, int *n, char *e
     MoveList *list = malloc(sizeof *list);
     *n = 0;
     if (!list)
-        FAIL(DAMAS_ERR_RANGE, "out of memory");
+        FAIL(DAMAS_ERR_NOMEM, "out of memory");
     movegen_moves(pos, &p->v, list);
     int rc = DAMAS_OK;
     for (int k = 0; k < list->count && rc == DAMAS_OK; k++) {
@@ -644,7 +655,7 @@ int probe_line(DbProbe *p, const Position *pos, Move *line, int max, int *n, cha
         return rc;
     ProbeMove *moves = malloc(MOVELIST_MAX * sizeof *moves);
     if (!moves)
-        FAIL(DAMAS_ERR_RANGE, "out of memory");
+        FAIL(DAMAS_ERR_NOMEM, "out of memory");
     Position cur = *pos;
     while (*n < max) {
         int count;

@@ -328,7 +328,7 @@ static int read_manifest(const char *dir, char *variant, char *rules, int *versi
     if (!f && errno == ENOENT)
         return DAMAS_ERR_UNKNOWN;
     if (!f)
-        FAIL(DAMAS_ERR_RANGE, "cannot read %s: %s", path, strerror(errno));
+        FAIL(DAMAS_ERR_IO, "cannot read %s: %s", path, strerror(errno));
     variant[0] = rules[0] = '\0';
     *version = -1;
     while (fgets(line, sizeof line, f)) {
@@ -397,13 +397,13 @@ int store_manifest(const char *dir, const Variant *v, bool create, char *err, si
     if (!create)
         FAIL(DAMAS_ERR_UNKNOWN, "%s is not a damas database (no %s)", dir, manifest_name);
     if (make_dirs(dir) != 0)
-        FAIL(DAMAS_ERR_RANGE, "cannot create %s: %s", dir, strerror(errno));
+        FAIL(DAMAS_ERR_IO, "cannot create %s: %s", dir, strerror(errno));
     char path[PATH_LEN], tmp[PATH_LEN + 32];
     snprintf(path, sizeof path, "%s/%s", dir, manifest_name);
     snprintf(tmp, sizeof tmp, "%s.%ld.tmp", path, (long)getpid());
     FILE *f = fopen(tmp, "w");
     if (!f)
-        FAIL(DAMAS_ERR_RANGE, "cannot write %s: %s", tmp, strerror(errno));
+        FAIL(DAMAS_ERR_IO, "cannot write %s: %s", tmp, strerror(errno));
     fprintf(f, "damas endgame database\nvariant %s\nrules %s\nindex_version %d\n", v->name, want, DB_INDEX_VERSION);
     int bad = fflush(f) != 0 || fsync(fileno(f)) != 0;
     int saved = errno;
@@ -411,7 +411,7 @@ int store_manifest(const char *dir, const Variant *v, bool create, char *err, si
     if (bad || rename(tmp, path) != 0) {
         saved = bad ? saved : errno;
         unlink(tmp);   /* nothing half-written is left behind */
-        FAIL(DAMAS_ERR_RANGE, "cannot write %s: %s", path, strerror(saved));
+        FAIL(DAMAS_ERR_IO, "cannot write %s: %s", path, strerror(saved));
     }
     return DAMAS_OK;
 }
@@ -517,7 +517,7 @@ int store_write_unit(const char *dir, const Variant *v, DbTable *const *tables, 
     H5Pclose(fcpl);
     H5Pclose(fapl);
     if (file < 0)
-        FAIL(DAMAS_ERR_RANGE, "cannot create %s (directory missing, read-only or full?)", tmp);
+        FAIL(DAMAS_ERR_IO, "cannot create %s (directory missing, read-only or full?)", tmp);
     variant_rules_text(v, rules);
     int bad = h5_attr_write_string(file, "format", "damas endgame database") < 0;
     bad |= h5_attr_write_string(file, "variant", v->name) < 0;
@@ -529,11 +529,11 @@ int store_write_unit(const char *dir, const Variant *v, DbTable *const *tables, 
     bad |= H5Fclose(file) < 0;
     if (bad || fsync_path(tmp) != 0) {
         unlink(tmp);
-        FAIL(DAMAS_ERR_RANGE, "cannot write %s (disk full?)", tmp);
+        FAIL(DAMAS_ERR_IO, "cannot write %s (disk full?)", tmp);
     }
     if (rename(tmp, path) != 0) {
         unlink(tmp);
-        FAIL(DAMAS_ERR_RANGE, "cannot rename %s: %s", tmp, strerror(errno));
+        FAIL(DAMAS_ERR_IO, "cannot rename %s: %s", tmp, strerror(errno));
     }
     fsync_path(dir);
     return DAMAS_OK;
@@ -557,7 +557,7 @@ static int check_slice(hid_t g, const char *path, const char *name, const Varian
     if (rc == H5A_OK)
         rc = h5_attr_u64(g, attr = "checksum", checksum);
     if (rc != H5A_OK)
-        FAIL(DAMAS_ERR_SYNTAX, "%s: slice %s: attribute '%s' is %s (damaged file, or not a damas database)", path,
+        FAIL(DAMAS_ERR_CORRUPT, "%s: slice %s: attribute '%s' is %s (damaged file, or not a damas database)", path,
              name, attr, h5_attr_problem(rc));
     if (strcmp(variant, v->name) || strcmp(rules, want))
         FAIL(DAMAS_ERR_ILLEGAL, "%s: slice %s is %s (%s), not %s", path, name, variant, rules, v->name);
@@ -657,11 +657,11 @@ static int read_slice(hid_t g, const char *path, const char *name, const DbSet *
     const char *names[4] = {"wins", "draws", "losses", "max_dtw"};
     for (int k = 0; k < 4; k++)
         if ((rc = h5_attr_u64(g, names[k], &stats[k])) != H5A_OK)
-            FAIL(DAMAS_ERR_SYNTAX, "%s: slice %s: attribute '%s' is %s (damaged file)", path, name, names[k],
+            FAIL(DAMAS_ERR_CORRUPT, "%s: slice %s: attribute '%s' is %s (damaged file)", path, name, names[k],
                  h5_attr_problem(rc));
     StoredSlice st;
     if (stored_open(g, t->slice.size, &st) < 0)
-        FAIL(DAMAS_ERR_SYNTAX, "%s: slice %s: its values are missing or malformed (damaged file)", path, name);
+        FAIL(DAMAS_ERR_CORRUPT, "%s: slice %s: its values are missing or malformed (damaged file)", path, name);
     t->bytes = st.wdl.bytes + st.dtw.bytes;
     t->bytes_wdl = st.wdl.bytes;
     if (!data) {
@@ -676,20 +676,20 @@ static int read_slice(hid_t g, const char *path, const char *name, const DbSet *
     rc = stored_unpack(&st, s, t);
     stored_close(&st);
     if (rc == -1)
-        FAIL(DAMAS_ERR_RANGE, "out of memory loading slice %s", name);
+        FAIL(DAMAS_ERR_NOMEM, "out of memory loading slice %s", name);
     if (rc > 0)
-        FAIL(DAMAS_ERR_SYNTAX, "%s: slice %s: chunk %d of its %s fails its checksum or does not decode (damaged file)",
+        FAIL(DAMAS_ERR_CORRUPT, "%s: slice %s: chunk %d of its %s fails its checksum or does not decode (damaged file)",
              path, name, (rc >> 1) - 1, rc & 1 ? "distances" : "values");
     if (rc == -2)
         FAIL(DAMAS_ERR_ILLEGAL, "%s: slice %s: load the units its captures lead to first", path, name);
     if (rc == -3)
-        FAIL(DAMAS_ERR_SYNTAX,
+        FAIL(DAMAS_ERR_CORRUPT,
              "%s: slice %s stores a value that is not win, draw or loss, or a distance beyond %d plies (damaged "
              "file)",
              path, name, DB_MAX_DTW);
     table_stats(t);
     if (t->checksum != checksum)
-        FAIL(DAMAS_ERR_SYNTAX, "%s: slice %s fails its checksum (damaged file)", path, name);
+        FAIL(DAMAS_ERR_CORRUPT, "%s: slice %s fails its checksum (damaged file)", path, name);
     return DAMAS_OK;
 }
 
@@ -699,10 +699,10 @@ static int load_slice(hid_t file, const char *path, const Variant *v, Material m
     char name[DB_NAME_MAX];
     material_name(m, name);
     if (H5Lexists(file, name, H5P_DEFAULT) <= 0)
-        FAIL(DAMAS_ERR_SYNTAX, "%s: slice %s is missing", path, name);
+        FAIL(DAMAS_ERR_CORRUPT, "%s: slice %s is missing", path, name);
     hid_t g = H5Gopen2(file, name, H5P_DEFAULT);
     if (g < 0)
-        FAIL(DAMAS_ERR_SYNTAX, "%s: cannot open slice %s", path, name);
+        FAIL(DAMAS_ERR_CORRUPT, "%s: cannot open slice %s", path, name);
     DbTable *t = calloc(1, sizeof *t);
     int rc = DAMAS_ERR_RANGE;
     if (!t)
@@ -729,15 +729,15 @@ int store_open_unit(const char *dir, Material m, hid_t *file, char *path, char *
     if (access(path, R_OK) != 0)
         FAIL(DAMAS_ERR_UNKNOWN, "%s: %s", path, strerror(errno));
     if (H5Fis_hdf5(path) <= 0)
-        FAIL(DAMAS_ERR_SYNTAX, "%s is not a readable HDF5 file (damaged or truncated)", path);
+        FAIL(DAMAS_ERR_CORRUPT, "%s is not a readable HDF5 file (damaged or truncated)", path);
     *file = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
     if (*file < 0)
-        FAIL(DAMAS_ERR_SYNTAX, "%s cannot be opened (damaged or truncated)", path);
+        FAIL(DAMAS_ERR_CORRUPT, "%s cannot be opened (damaged or truncated)", path);
     uint64_t format = 0;
     int rc = h5_attr_u64(*file, "format_version", &format);
     if (rc != H5A_OK) {
         H5Fclose(*file);
-        FAIL(DAMAS_ERR_SYNTAX, "%s: attribute 'format_version' is %s (damaged file, or not a damas database)", path,
+        FAIL(DAMAS_ERR_CORRUPT, "%s: attribute 'format_version' is %s (damaged file, or not a damas database)", path,
              h5_attr_problem(rc));
     }
     if (format != DB_FORMAT_VERSION) {
@@ -754,15 +754,15 @@ int store_open_slice(hid_t file, const char *path, const Variant *v, const Slice
     char name[DB_NAME_MAX];
     material_name(slice->m, name);
     if (H5Lexists(file, name, H5P_DEFAULT) <= 0)
-        FAIL(DAMAS_ERR_SYNTAX, "%s: slice %s is missing", path, name);
+        FAIL(DAMAS_ERR_CORRUPT, "%s: slice %s is missing", path, name);
     hid_t g = H5Gopen2(file, name, H5P_DEFAULT);
     if (g < 0)
-        FAIL(DAMAS_ERR_SYNTAX, "%s: cannot open slice %s", path, name);
+        FAIL(DAMAS_ERR_CORRUPT, "%s: cannot open slice %s", path, name);
     uint64_t checksum;
     int rc = check_slice(g, path, name, v, slice->size, &checksum, err, errlen);
     if (rc == DAMAS_OK && stored_open(g, slice->size, st) < 0) {
         snprintf(err, errlen, "%s: slice %s: its values are missing or malformed (damaged file)", path, name);
-        rc = DAMAS_ERR_SYNTAX;
+        rc = DAMAS_ERR_CORRUPT;
     }
     H5Gclose(g);
     return rc;

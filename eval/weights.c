@@ -41,17 +41,17 @@ int weights_load(const char *path, const Variant *v, Weights *out, char *err, si
     if (access(path, R_OK) != 0)
         FAIL(DAMAS_ERR_UNKNOWN, "%s: %s", path, strerror(errno));
     if (H5Fis_hdf5(path) <= 0)
-        FAIL(DAMAS_ERR_SYNTAX, "%s is not an HDF5 file (damaged, truncated, or not a weight file)", path);
+        FAIL(DAMAS_ERR_CORRUPT, "%s is not an HDF5 file (damaged, truncated, or not a weight file)", path);
     hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
     if (f < 0)
-        FAIL(DAMAS_ERR_SYNTAX, "%s cannot be opened (damaged or truncated)", path);
+        FAIL(DAMAS_ERR_CORRUPT, "%s cannot be opened (damaged or truncated)", path);
     Weights *w = calloc(1, sizeof *w);
     float *buf = malloc(2 * EVAL_MAX_WEIGHTS * sizeof *buf);
     if (!w || !buf) {
         free(w);
         free(buf);
         H5Fclose(f);
-        FAIL(DAMAS_ERR_RANGE, "out of memory for the weights of %s", path);
+        FAIL(DAMAS_ERR_NOMEM, "out of memory for the weights of %s", path);
     }
     char format[64] = "";
     uint64_t set = 0, size = 0;
@@ -68,7 +68,7 @@ int weights_load(const char *path, const Variant *v, Weights *out, char *err, si
     if (rc != H5A_OK) {
         snprintf(err, errlen, "%s is not a damas weight file (attribute '%s' is %s)", path, attr,
                  rc == H5A_MALFORMED && !strcmp(attr, "format") && format[0] ? "another format" : h5_attr_problem(rc));
-        rc = DAMAS_ERR_SYNTAX;
+        rc = DAMAS_ERR_CORRUPT;
     } else if (strcmp(w->variant, v->name)) {
         snprintf(err, errlen, "%s holds weights for %s, not %s", path, w->variant, v->name);
         rc = DAMAS_ERR_ILLEGAL;
@@ -104,7 +104,7 @@ int weights_load(const char *path, const Variant *v, Weights *out, char *err, si
         else {
             snprintf(err, errlen, "%s: group '%s' is missing, not 2 x %d values, or holds non-finite values", path,
                      name, len);
-            rc = DAMAS_ERR_SYNTAX;
+            rc = DAMAS_ERR_CORRUPT;
         }
         if (space >= 0)
             H5Sclose(space);
@@ -133,7 +133,7 @@ int weights_save(const char *path, const Weights *w, char *err, size_t errlen)
     H5Pclose(fapl);
     H5Pclose(fcpl);
     if (f < 0)
-        FAIL(DAMAS_ERR_RANGE, "cannot create %s (directory missing or read-only?)", tmp);
+        FAIL(DAMAS_ERR_IO, "cannot create %s (directory missing or read-only?)", tmp);
     int bad = h5_attr_write_string(f, "format", weights_format) | h5_attr_write_string(f, "variant", w->variant) |
               h5_attr_write_u64(f, "feature_set", EVAL_FEATURE_SET) |
               h5_attr_write_u64(f, "board_size", (uint64_t)w->layout.board_size) |
@@ -175,7 +175,7 @@ int weights_save(const char *path, const Weights *w, char *err, size_t errlen)
     bad |= H5Fclose(f) < 0;
     if (bad || rename(tmp, path) != 0) {
         unlink(tmp);
-        FAIL(DAMAS_ERR_RANGE, "cannot write %s (disk full?)", path);
+        FAIL(DAMAS_ERR_IO, "cannot write %s (disk full?)", path);
     }
     return DAMAS_OK;
 }

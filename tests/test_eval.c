@@ -276,7 +276,7 @@ Test(eval, foreign_and_malformed_weight_files_are_refused, .init = make_path, .f
     FILE *f = fopen(path, "w");
     fputs("not a weight file\n", f);
     fclose(f);
-    cr_assert_eq(weights_load(path, &russian, w, err, sizeof err), DAMAS_ERR_SYNTAX);
+    cr_assert_eq(weights_load(path, &russian, w, err, sizeof err), DAMAS_ERR_CORRUPT);
     cr_assert(strstr(err, "not an HDF5 file"), "%s", err);
     cr_assert_eq(weights_load("/nonexistent/w.h5", &russian, w, err, sizeof err), DAMAS_ERR_UNKNOWN);
     free(w);
@@ -315,7 +315,7 @@ Test(eval, a_weight_file_with_malformed_attributes_is_refused_naming_them, .init
         weights_default(&v, w);
         cr_assert_eq(weights_save(path, w, err, sizeof err), DAMAS_OK, "%s", err);
         test_h5_attr_as_array(path, "/", names[k]);
-        cr_assert_eq(weights_load(path, &v, w, err, sizeof err), DAMAS_ERR_SYNTAX, "%s as an array", names[k]);
+        cr_assert_eq(weights_load(path, &v, w, err, sizeof err), DAMAS_ERR_CORRUPT, "%s as an array", names[k]);
         cr_assert(strstr(err, names[k]) && strstr(err, "malformed"), "%s", err);
     }
     weights_default(&v, w);
@@ -336,7 +336,7 @@ Test(eval, a_weight_file_with_malformed_attributes_is_refused_naming_them, .init
     H5Sclose(space);
     H5Tclose(t);
     H5Fclose(f);
-    cr_assert_eq(weights_load(path, &v, w, err, sizeof err), DAMAS_ERR_SYNTAX);
+    cr_assert_eq(weights_load(path, &v, w, err, sizeof err), DAMAS_ERR_CORRUPT);
     cr_assert(strstr(err, "'variant' is malformed"), "%s", err);
     free(w);
 }

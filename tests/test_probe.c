@@ -338,3 +338,36 @@ Test(probe, damaged_files_give_errors_never_wrong_answers, .timeout = 300)
     cr_assert_eq(system(cmd), 0);
     fixture_free(&f);
 }
+
+/* Errors say what happened: a unit file gone since the database was opened is
+ * DAMAS_ERR_UNKNOWN (and stays so), a truncated one DAMAS_ERR_CORRUPT, naming the file. */
+Test(probe, a_missing_file_and_a_damaged_one_give_their_own_error_codes)
+{
+    Fixture f;
+    fixture_build(&f, "russian", false, 3);
+    char work[80], path[300], name[DB_NAME_MAX], err[512];
+    snprintf(work, sizeof work, "%s-codes", f.dir);
+    copy_tree(f.dir, work);
+    Material m = {1, 0, 1, 0};
+    store_unit_name(m, name);
+    snprintf(path, sizeof path, "%s/%s.h5", work, name);
+    Position pos = test_position(&f.v, "W:Wc3:Bf6");
+    DbValue v;
+    DbProbe *p = open_probe(work, 1 << 20);   /* (a unit file is opened on first use) */
+    cr_assert_eq(unlink(path), 0);
+    for (int k = 0; k < 2; k++) {
+        cr_assert_eq(probe_value(p, &pos, &v, err, sizeof err), DAMAS_ERR_UNKNOWN, "%s", err);
+        cr_assert(strstr(err, name), "%s", err);
+    }
+    probe_close(p);
+    copy_tree(f.dir, work);
+    cr_assert_eq(truncate(path, 1500), 0);
+    p = open_probe(work, 1 << 20);
+    cr_assert_eq(probe_value(p, &pos, &v, err, sizeof err), DAMAS_ERR_CORRUPT, "%s", err);
+    cr_assert(strstr(err, name), "%s", err);
+    probe_close(p);
+    char cmd[120];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", work);
+    cr_assert_eq(system(cmd), 0);
+    fixture_free(&f);
+}

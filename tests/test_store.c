@@ -169,7 +169,7 @@ Test(store, an_attribute_holding_an_array_is_refused_with_its_name, .init = buil
     }
     copy_file(saved, path);
     test_h5_attr_as_array(path, "/", "format_version");
-    cr_assert_eq(load("russian", unit, err, sizeof err), DAMAS_ERR_SYNTAX);
+    cr_assert_eq(load("russian", unit, err, sizeof err), DAMAS_ERR_CORRUPT);
     cr_assert(strstr(err, "'format_version' is malformed"), "%s", err);
 }
 

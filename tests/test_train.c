@@ -159,7 +159,7 @@ Test(train, a_damaged_data_set_is_refused_with_a_message, .init = make_dir, .fin
     DatasetRow bad = {1ull << 63, 0, 0, 0, 0.5f, DATASET_NO_SCORE, 0, 0};
     cr_assert_eq(dataset_append(d, &bad, 1, 1, err, sizeof err), DAMAS_OK, "%s", err);
     DatasetRow back;
-    cr_assert_eq(dataset_read(d, 0, 1, &back, err, sizeof err), DAMAS_ERR_SYNTAX);
+    cr_assert_eq(dataset_read(d, 0, 1, &back, err, sizeof err), DAMAS_ERR_CORRUPT);
     cr_assert(strstr(err, "row 0"), "%s", err);
     dataset_close(d);
 }

@@ -164,7 +164,7 @@ int dataset_append(Dataset *d, const DatasetRow *rows, size_t n, uint64_t games,
     }
     bad = bad || h5_attr_write_u64(d->file, "games", games) || H5Fflush(d->file, H5F_SCOPE_GLOBAL) < 0;
     if (bad)
-        FAIL(DAMAS_ERR_RANGE, "cannot append to %s (disk full?)", d->path);
+        FAIL(DAMAS_ERR_IO, "cannot append to %s (disk full?)", d->path);
     d->rows += n;
     d->games = games;
     return DAMAS_OK;
@@ -185,14 +185,14 @@ int dataset_read(Dataset *d, uint64_t from, size_t n, DatasetRow *out, char *err
         H5Sclose(file_space);
     H5Sclose(mem);
     if (bad)
-        FAIL(DAMAS_ERR_SYNTAX, "%s cannot be read (damaged?)", d->path);
+        FAIL(DAMAS_ERR_CORRUPT, "%s cannot be read (damaged?)", d->path);
     /* Every row must be a position of the board: the features index tables by square. */
     Bitboard all = d->board->all;
     for (size_t i = 0; i < n; i++) {
         const DatasetRow *r = &out[i];
         if ((r->white & ~all) || (r->black & ~all) || (r->white & r->black) || (r->kings & ~(r->white | r->black)) ||
             r->side > 1 || !(r->label >= 0 && r->label <= 1))
-            FAIL(DAMAS_ERR_SYNTAX, "%s: row %llu is not a position of a %dx%d board with a label in [0, 1]", d->path,
+            FAIL(DAMAS_ERR_CORRUPT, "%s: row %llu is not a position of a %dx%d board with a label in [0, 1]", d->path,
                  (unsigned long long)(from + i), d->board->size, d->board->size);
     }
     return DAMAS_OK;
