@@ -375,10 +375,14 @@ int gen_run_split(const Variant *v, int pieces, const char *dir, int threads, So
      * new one as soon as it is made (below). (A split's directory is gen_run_mpi's.) */
     struct stat st;
     int lock = -1;
-    if (!split && stat(dir, &st) == 0 && (lock = store_lock(dir, err, errlen)) < 0) {
-        free(plan);
-        free(set);
-        return DAMAS_ERR_RANGE;
+    if (!split && stat(dir, &st) == 0) {
+        int rc = (lock = store_lock(dir, err, errlen)) < 0 ? DAMAS_ERR_IO : store_manifest(dir, v, false, err, errlen);
+        if (rc != DAMAS_OK && rc != DAMAS_ERR_UNKNOWN) {   /* (no manifest yet: a new database) */
+            store_unlock(lock);
+            free(plan);
+            free(set);
+            return rc;
+        }
     }
     bool on_disk[DB_MAX_MATERIALS] = {false};
     uint64_t total = 0, done = 0;
@@ -425,7 +429,7 @@ int gen_run_split(const Variant *v, int pieces, const char *dir, int threads, So
     if (rc == DAMAS_OK && !split)
         rc = store_manifest(dir, v, true, err, errlen);
     if (rc == DAMAS_OK && !split && lock < 0 && (lock = store_lock(dir, err, errlen)) < 0)
-        rc = DAMAS_ERR_RANGE;
+        rc = DAMAS_ERR_IO;
     dbset_init(set, v);
     /* Half the memory the plan leaves free may keep released arrays for the units after (the
      * rest is left to the page cache and other programs); not with a split, whose ranks may
