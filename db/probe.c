@@ -411,14 +411,14 @@ static ProbeSlice *slice_of(DbProbe *p, Material m, int *rc, char *err, size_t e
             if (r != DAMAS_ERR_NOMEM) {
                 s->code = r;
                 __atomic_store_n(&s->state, r == DAMAS_OK ? 1 : -1, __ATOMIC_RELEASE);
+            } else {   /* (copied under the lock: another thread may try again at once) */
+                *rc = r;
+                snprintf(err, errlen, "%s", s->error);
             }
         }
         pthread_mutex_unlock(&p->open_lock);
-        if (r == DAMAS_ERR_NOMEM) {
-            *rc = r;
-            snprintf(err, errlen, "%s", s->error);
+        if (r == DAMAS_ERR_NOMEM)
             return NULL;
-        }
         state = s->state;
     }
     if (state < 0) {
