@@ -5,7 +5,7 @@ CC      ?= cc
 NATIVE  ?= 1
 MPI     ?= 0
 WARN    := -Wall -Wextra -Wshadow -Werror -Wmissing-declarations
-PKGS    := hdf5 liblz4
+PKGS    := hdf5 liblz4 libmicrohttpd
 CFLAGS  := -std=c11 -O3 $(WARN) -D_POSIX_C_SOURCE=200809L -fopenmp $(if $(filter 1,$(NATIVE)),-march=native) \
            $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 LDLIBS  := $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lpthread -lm
@@ -17,9 +17,12 @@ PGO     ?= 1
 DEVFLAGS := -g -O1 -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined
 
 CORE_SRC := $(filter-out gen/mpi.c,$(wildcard core/*.c db/*.c gen/*.c eval/*.c engine/*.c train/*.c))
-CLI_SRC  := $(wildcard cli/*.c)
+# The explorer's pages are built into the binary (scripts/embed-assets.sh).
+ASSETS   := $(sort $(wildcard web/page/*))
+ASSETS_C := build/assets/web-assets.c
+CLI_SRC  := $(wildcard cli/*.c web/*.c) $(ASSETS_C)
 TEST_SRC := $(wildcard tests/*.c)
-HEADERS  := $(wildcard core/*.h db/*.h gen/*.h eval/*.h engine/*.h train/*.h cli/*.h tests/*.h)
+HEADERS  := $(wildcard core/*.h db/*.h gen/*.h eval/*.h engine/*.h train/*.h cli/*.h web/*.h tests/*.h)
 
 REL := build/rel
 DEV := build/dev
@@ -42,6 +45,10 @@ all: damas
 
 deps:
 	@bash scripts/install-deps.sh
+
+$(ASSETS_C): $(ASSETS) scripts/embed-assets.sh
+	@mkdir -p $(dir $@)
+	sh scripts/embed-assets.sh $@ $(ASSETS)
 
 define objects
 $(patsubst %.c,$(1)/%.o,$(2))

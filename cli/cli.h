@@ -18,6 +18,7 @@ int cmd_gen(int argc, char **argv);
 int cmd_verify(int argc, char **argv);
 int cmd_info(int argc, char **argv);
 int cmd_probe(int argc, char **argv);
+int cmd_serve(int argc, char **argv);
 int cmd_analyze(int argc, char **argv);
 int cmd_eval(int argc, char **argv);
 int cmd_bench(int argc, char **argv);

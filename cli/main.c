@@ -19,6 +19,7 @@ static const struct {
     {"verify", cmd_verify, "check a database against its own successors, independently"},
     {"info", cmd_info, "statistics of a database: positions, wins, draws, losses, sizes"},
     {"probe", cmd_probe, "value, distance, every move's value and the best line from a database"},
+    {"serve", cmd_serve, "the tablebase explorer in the browser and its JSON API (HTTP)"},
     {"analyze", cmd_analyze, "search a position: score, depth, principal variation"},
     {"eval", cmd_eval, "the static evaluation of a position, by feature group"},
     {"bench", cmd_bench, "fixed search over compiled-in positions: nodes and speed"},

@@ -10,6 +10,7 @@ packages=(
   liblz4-dev lz4 xz-utils gnuplot-nox
   openmpi-bin libopenmpi-dev
   python3 python3-h5py python3-hdf5plugin
+  libmicrohttpd-dev chromium
 )
 
 missing=()

@@ -52,9 +52,9 @@ if [ "$kept" -eq "$done_before" ] && [ "$(sums "$work/russian")" = "$(sums "$wor
 
 # Probing: value, moves and line, in text and JSON, from arguments and standard input.
 check probe_win_in_one 0 "value: win in 1 ply (1 move)" -- "$damas" probe --db "$work/american" "W:W18,K1:B14"
-check probe_json 0 '{"fen":"W:WK1,18:B14","wdl":"win","dtw":1,"bestmove":"18x9","moves":[{"move":"18x9","capture":true,"wdl":"win","dtw":1}],"line":["18x9"]}' -- \
+check probe_json 0 '{"variant":"american","fen":"W:WK1,18:B14","wdl":"win","dtw":1,"bestmove":"18x9","moves":[{"move":"18x9","from":"18","to":"9","capture":true,"wdl":"win","dtw":1,"fen":"B:WK1,9:B"}],"line":["18x9"]}' -- \
   "$damas" probe --db "$work/american" --json "W:W18,K1:B14"
-check probe_draw_no_line 0 '"wdl":"draw","dtw":null,"bestmove":"14x23","moves":[{"move":"14x23","capture":true,"wdl":"draw","dtw":null}],"line":[]}' -- \
+check probe_draw_no_line 0 '"wdl":"draw","dtw":null,"bestmove":"14x23","moves":[{"move":"14x23","from":"14","to":"23","capture":true,"wdl":"draw","dtw":null,"fen":"W:WK1:B23"}],"line":[]}' -- \
   "$damas" probe --db "$work/american" --json "B:W18,K1:B14"
 out=$(printf 'W:W18,K1:B14\n\nW:WK1,K2:BK32\n' | "$damas" probe --db "$work/american" --json)
 if [ "$(grep -c '"wdl":"win"' <<<"$out")" -eq 2 ]; then ok; else fail "probe_stdin: $out"; fi
@@ -151,5 +151,14 @@ assert size > block, (size, block)
 assert len(d[:]) == int(best.attrs["positions"])
 print(best.name, "blocks", -(-size // block), "decoded all")
 ' "$work/american"
+
+# The explorer: its API answers as probe --json does, bad requests get errors, and the page
+# works in headless Chromium (tests/serve.py, tests/explorer.py).
+here=$(dirname "$0")
+for t in "serve.py $work/russian $work/american $work/international" "explorer.py $work/russian $work/spanish"; do
+  # shellcheck disable=SC2086
+  if out=$(python3 "$here/${t%% *}" "$damas" ${t#* } 2>&1); grep -q " 0 failed" <<<"$out"; then ok; else
+    fail "${t%% *}: $out"; fi
+done
 
 finish
