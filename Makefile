@@ -6,9 +6,11 @@ NATIVE  ?= 1
 MPI     ?= 0
 WARN    := -Wall -Wextra -Wshadow -Werror -Wmissing-declarations
 PKGS    := hdf5 liblz4 libmicrohttpd
+LIB_PKGS := hdf5 liblz4
 CFLAGS  := -std=c11 -O3 $(WARN) -D_POSIX_C_SOURCE=200809L -fopenmp $(if $(filter 1,$(NATIVE)),-march=native) \
            $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 LDLIBS  := $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lpthread -lm
+LIB_LIBS := $(shell pkg-config --libs $(LIB_PKGS) 2>/dev/null) -lpthread -lm
 # Release builds optimise across files (link-time: -flto); the sanitizer build does not.
 LTO     := -flto=auto
 # Release builds are also profile-guided: an instrumented build (build/prof) runs
@@ -40,7 +42,7 @@ $(shell mkdir -p build; echo "$(MPI)" | cmp -s - build/mode || echo "$(MPI)" > b
 # Likewise build/pgo for the release objects, so that `make PGO=0` and back rebuilds them.
 $(shell echo "$(PGO)" | cmp -s - build/pgo || echo "$(PGO)" > build/pgo)
 
-.PHONY: all dev test run deps clean bench-perft bench-gen bench-mpi bench-probe bench-search
+.PHONY: all dev test run deps clean install lib bench-perft bench-gen bench-mpi bench-probe bench-search
 all: damas
 
 deps:
@@ -104,6 +106,41 @@ $(DEV)/damas: $(call objects,$(DEV),$(CORE_SRC) $(CLI_SRC))
 $(DEV)/damas-tests: $(call objects,$(DEV),$(CORE_SRC) $(TEST_SRC))
 	$(CC) $(CFLAGS) $(DEVFLAGS) $^ -o $@ $(LDLIBS) $$(pkg-config --libs criterion)
 
+# libdamas: the probe interface (api/damas.h) and what it needs, position-independent, with
+# only the damas_* functions exported from the shared library.
+LIB := build/lib
+LIB_SRC := $(wildcard core/*.c db/*.c api/*.c)
+VERSION := $(shell sed -n 's/^\#define DAMAS_VERSION_TEXT "\(.*\)"/\1/p' cli/cli.h)
+
+$(LIB)/%.o: %.c $(HEADERS) api/damas.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -fPIC -fvisibility=hidden -c $< -o $@
+
+$(LIB)/libdamas.so: $(call objects,$(LIB),$(LIB_SRC))
+	$(CC) $(CFLAGS) -shared -Wl,-soname,libdamas.so.0 $^ -o $@ $(LIB_LIBS)
+
+$(LIB)/libdamas.a: $(call objects,$(LIB),$(LIB_SRC))
+	rm -f $@
+	ar rcs $@ $^
+
+lib: $(LIB)/libdamas.a $(LIB)/libdamas.so
+
+# make install [PREFIX=/usr/local] [DESTDIR=...]: the binary, its shipped weights, the library,
+# its header and pkg-config file, and the Python module.
+PREFIX ?= /usr/local
+install: damas lib
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/include/damas \
+	  $(DESTDIR)$(PREFIX)/share/damas/weights $(DESTDIR)$(PREFIX)/share/damas/python
+	install -m 755 damas $(DESTDIR)$(PREFIX)/bin/damas
+	install -m 644 eval/weights/*.h5 $(DESTDIR)$(PREFIX)/share/damas/weights/
+	install -m 644 $(LIB)/libdamas.a $(DESTDIR)$(PREFIX)/lib/libdamas.a
+	install -m 755 $(LIB)/libdamas.so $(DESTDIR)$(PREFIX)/lib/libdamas.so.0
+	ln -sf libdamas.so.0 $(DESTDIR)$(PREFIX)/lib/libdamas.so
+	install -m 644 api/damas.h $(DESTDIR)$(PREFIX)/include/damas/damas.h
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' -e 's|@PRIVATE@|$(LIB_LIBS) -fopenmp|' \
+	  api/damas.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/damas.pc
+	install -m 644 python/damas_probe.py $(DESTDIR)$(PREFIX)/share/damas/python/damas_probe.py
+
 # Criterion forks one process per test; --jobs keeps it to the machine's cores.
 JOBS := $(shell nproc 2>/dev/null || echo 2)
 
@@ -112,6 +149,8 @@ test: deps
 	$(REL)/damas-tests --jobs $(JOBS)
 	bash tests/cli.sh ./damas
 	bash tests/db.sh ./damas 4
+	rm -rf build/test-install && $(MAKE) install PREFIX=$(CURDIR)/build/test-install
+	bash tests/embed.sh $(CURDIR)/build/test-install
 	$(MAKE) $(MPIB)/damas
 	bash tests/mpi.sh $(MPIB)/damas ./damas
 

@@ -30,7 +30,8 @@ int cmd_selfplay(int argc, char **argv);
 int cmd_fit(int argc, char **argv);
 
 /* --weights: a file; "default" (or NULL): the tuned weights shipped for the variant
- * (eval/weights/<variant>.h5 beside the binary, or in $DAMAS_WEIGHTS), else the compiled-in
+ * (eval/weights/<variant>.h5 beside the binary or ../share/damas/weights/ from it once
+ * installed, or in $DAMAS_WEIGHTS), else the compiled-in
  * ones; "builtin": the compiled-in weights; "material": their material weights only. Prints
  * the error itself. */
 bool cli_weights(const char *arg, const Variant *v, Weights *out);

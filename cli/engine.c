@@ -34,7 +34,8 @@ static const char bench_help[] =
     "compiled-in weights the node count changes only when the search's behaviour changes.\n";
 
 /* The shipped weights of v: $DAMAS_WEIGHTS/<variant>.h5, else eval/weights/<variant>.h5 in
- * the binary's directory; false if there are none, or (with a warning) if they cannot be read. */
+ * the binary's directory (the source tree), else ../share/damas/weights/<variant>.h5 from it
+ * (`make install`); false if there are none, or (with a warning) if they cannot be read. */
 static bool shipped_weights(const Variant *v, Weights *out)
 {
     char path[4096], exe[4096];
@@ -50,6 +51,8 @@ static bool shipped_weights(const Variant *v, Weights *out)
         if (slash)
             *slash = '\0';
         snprintf(path, sizeof path, "%.2000s/eval/weights/%.32s.h5", exe, v->name);
+        if (access(path, R_OK) != 0)
+            snprintf(path, sizeof path, "%.2000s/../share/damas/weights/%.32s.h5", exe, v->name);
     }
     char err[1024];
     if (access(path, R_OK) != 0) {

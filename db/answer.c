@@ -31,7 +31,7 @@ static void answer_probe(DbProbe *p, const char *fen, Answer *a)
     else if ((rc = probe_value(p, &a->pos, &a->value, a->err, sizeof a->err)) != DAMAS_OK ||
              (rc = probe_moves(p, &a->pos, a->moves, &a->nmoves, a->err, sizeof a->err)) != DAMAS_OK ||
              (rc = probe_line(p, &a->pos, a->line, LINE_MAX_PLIES, &a->nline, a->err, sizeof a->err)) != DAMAS_OK)
-        a->status = rc == DAMAS_ERR_RANGE ? ANSWER_OUTSIDE : ANSWER_FAILED;
+        a->status = rc == DAMAS_ERR_RANGE ? ANSWER_OUTSIDE : rc == DAMAS_ERR_ILLEGAL ? ANSWER_BAD_FEN : ANSWER_FAILED;
 }
 
 static const char *wdl_name(int wdl)

@@ -15,7 +15,7 @@
 
 typedef enum {
     ANSWER_OK,
-    ANSWER_BAD_FEN,    /* the FEN does not parse, or is not a position of the variant */
+    ANSWER_BAD_FEN,    /* the FEN does not parse, or is not a position of the variant or of a game */
     ANSWER_OUTSIDE,    /* a legal position the database does not cover */
     ANSWER_FAILED,     /* a damaged or unreadable file, out of memory */
 } AnswerStatus;

@@ -576,6 +576,9 @@ static int probe_any(DbProbe *p, const Position *pos, bool dtw, DbValue *out, ch
         *out = (DbValue){DB_LOSS, 0};
         return DAMAS_OK;
     }
+    if (m.tm + m.tk == 0)   /* the side that just moved has no piece: it had lost before */
+        FAIL(DAMAS_ERR_ILLEGAL, "%s has no piece and is not to move: the game ended before this position",
+             pos->side == WHITE ? "black" : "white");
     if (db_dont_care(&p->v, pos))
         return probe_captures(p, pos, dtw, out, err, errlen);
     int rc;

@@ -12,7 +12,8 @@
  * Every function taking a DbProbe may be called from several threads at once on the same
  * handle, except probe_close. Errors come back as a DamasStatus with a message in err:
  * DAMAS_ERR_RANGE for a position the database does not cover (too many pieces, a slice not
- * built, another board size), DAMAS_ERR_CORRUPT for a damaged or foreign file (naming file,
+ * built, another board size), DAMAS_ERR_ILLEGAL for one that cannot arise (the side that has
+ * just moved has no piece), DAMAS_ERR_CORRUPT for a damaged or foreign file (naming file,
  * slice and chunk), DAMAS_ERR_UNKNOWN for a missing file, DAMAS_ERR_IO for one that cannot be
  * read, DAMAS_ERR_NOMEM when memory runs out (not remembered: a later probe tries again). */
 #ifndef DAMAS_DB_PROBE_H
