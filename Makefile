@@ -42,7 +42,7 @@ $(shell mkdir -p build; echo "$(MPI)" | cmp -s - build/mode || echo "$(MPI)" > b
 # Likewise build/pgo for the release objects, so that `make PGO=0` and back rebuilds them.
 $(shell echo "$(PGO)" | cmp -s - build/pgo || echo "$(PGO)" > build/pgo)
 
-.PHONY: all dev test run deps clean install lib bench-perft bench-gen bench-mpi bench-probe bench-search
+.PHONY: all dev test run deps clean install lib bench-perft bench-gen bench-mpi bench-probe bench-search bench-serve
 all: damas
 
 deps:
@@ -181,6 +181,9 @@ bench-probe: damas
 bench-search: damas
 	./damas bench
 
+bench-serve: damas $(REL)/http-load
+	bash scripts/bench-serve.sh
+
 # Simulation of one unit split over ranks (docs/DISTRIBUTED.md).
 $(REL)/split-sim: $(call objects,$(REL),$(CORE_SRC) tools/split-sim.c)
 	$(CC) $(CFLAGS) $(LTO) $(PGO_USE) $^ -o $@ $(LDLIBS)
@@ -192,6 +195,10 @@ $(REL)/order-sim: $(call objects,$(REL),$(CORE_SRC) tools/order-sim.c)
 # Probe speed and compression figures (scripts/bench-probe.sh).
 $(REL)/probe-bench: $(call objects,$(REL),$(CORE_SRC) tools/probe-bench.c)
 	$(CC) $(CFLAGS) $(LTO) $(PGO_USE) $^ -o $@ $(LDLIBS)
+
+# The HTTP load and abuse client of scripts/bench-serve.sh.
+$(REL)/http-load: tools/http-load.c
+	$(CC) $(CFLAGS) $< -o $@ -lpthread
 
 # Random memory access latency, printed by the benchmark scripts beside their figures.
 $(REL)/mem-latency: $(call objects,$(REL),core/memory.c tools/mem-latency.c)

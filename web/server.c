@@ -211,11 +211,20 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *connection, cons
 {
     (void)version;
     (void)upload_data;
-    (void)upload_size;
-    (void)state;
+    static int seen;
     const ServeConfig *config = cls;
     ServeReply r;
     bool get = !strcmp(method, "GET") || !strcmp(method, "HEAD");
+    /* A GET is answered on the second call, once the request is complete, so that the
+     * connection can be kept alive; anything else at once, closing it (its body unread). */
+    if (get && *state == NULL) {
+        *state = &seen;
+        return MHD_YES;
+    }
+    if (get && *upload_size != 0) {   /* a GET with a body: discard it */
+        *upload_size = 0;
+        return MHD_YES;
+    }
     if (!get)
         reply_error(&r, 405, "method %.16s not allowed: only GET and HEAD", method);
     else
