@@ -2,12 +2,12 @@
 """The explorer page in headless Chromium, driven over the DevTools protocol (a pipe: no
 WebSocket library and no npm package needed).
 
-usage: tests/explorer.py path/to/damas RUSSIAN_DB SPANISH_DB [SCREENSHOT.png]
+usage: tests/explorer.py path/to/damas RUSSIAN_DB SPANISH_DB [SCREENSHOT.png [FEN]]
 
 Loads the page, sets a FEN in the FEN box, checks the value and the move list against the API,
 clicks the best move on the board (two mouse clicks: from, to), checks the board and the move
 list after it, goes back, and checks that Spanish's square 1 is drawn at h1 (bottom right).
-With SCREENSHOT, saves the page (the README's picture). Prints "N passed, N failed".
+With SCREENSHOT, saves the page showing the Russian FEN (the README's picture). Prints "N passed, N failed".
 """
 import base64
 import fcntl
@@ -23,6 +23,7 @@ import urllib.request
 
 damas, russian_db, spanish_db = sys.argv[1:4]
 shot = sys.argv[4] if len(sys.argv) > 4 else None
+shot_fen = sys.argv[5] if len(sys.argv) > 5 else "W:WKc3,e3:Bd8"
 passed = failed = 0
 
 
@@ -184,7 +185,7 @@ try:
     cell = b.js("[...document.getElementById('board').children].findIndex(c => c.dataset.square === '1')")
     check("spanish_square_1_at_h1", cell == 63, cell)
     if shot:
-        b.page("Page.navigate", url=f"{base}/?variant=russian&fen=" + urllib.parse.quote("W:WKc3,e3:Bd8"))
+        b.page("Page.navigate", url=f"{base}/?variant=russian&fen=" + urllib.parse.quote(shot_fen))
         b.wait("document.body && document.body.dataset.ready && document.querySelectorAll('#moves li').length")
         data = b.page("Page.captureScreenshot", format="png")["data"]
         with open(shot, "wb") as f:
