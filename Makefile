@@ -42,7 +42,7 @@ $(shell mkdir -p build; echo "$(MPI)" | cmp -s - build/mode || echo "$(MPI)" > b
 # Likewise build/pgo for the release objects, so that `make PGO=0` and back rebuilds them.
 $(shell echo "$(PGO)" | cmp -s - build/pgo || echo "$(PGO)" > build/pgo)
 
-.PHONY: all dev test run deps clean install lib bench-perft bench-gen bench-mpi bench-probe bench-search bench-serve
+.PHONY: all dev test run deps clean install lib fuzz fuzz-replay bench-perft bench-gen bench-mpi bench-probe bench-search bench-serve
 all: damas
 
 deps:
@@ -141,6 +141,34 @@ install: damas lib
 	  api/damas.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/damas.pc
 	install -m 644 python/damas_probe.py $(DESTDIR)$(PREFIX)/share/damas/python/damas_probe.py
 
+# Fuzzing (tests/fuzz/): `make fuzz [FUZZ_SECONDS=60]` builds each target with clang's
+# libFuzzer, address and undefined sanitizers and runs it that long from its seed corpus,
+# keeping any crash in tests/fuzz/crashes/<target>/; `make fuzz-replay` (part of make test)
+# builds the same targets with gcc and the sanitizers and replays the corpora and crashes.
+FUZZ_TARGETS := fen move hub weights unit
+FUZZ_SECONDS ?= 60
+FUZZ := build/fuzz
+FUZZ_CFLAGS := -std=c11 -g -O1 -Wall -Wextra -D_POSIX_C_SOURCE=200809L -fopenmp \
+               $(shell pkg-config --cflags $(LIB_PKGS) 2>/dev/null) -fsanitize=address,undefined
+
+$(FUZZ)/%.o: %.c $(HEADERS)
+	@mkdir -p $(dir $@)
+	clang $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c $< -o $@
+
+$(FUZZ)/fuzz-%: $(call objects,$(FUZZ),$(CORE_SRC)) tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h
+	clang $(FUZZ_CFLAGS) -fsanitize=fuzzer $(filter %.o %.c,$^) -o $@ $(LIB_LIBS)
+
+$(DEV)/fuzz-%: $(call objects,$(DEV),$(CORE_SRC)) tests/fuzz/fuzz_%.c tests/fuzz/replay.c tests/fuzz/fuzz.h
+	$(CC) $(CFLAGS) $(DEVFLAGS) $(filter %.o %.c,$^) -o $@ $(LIB_LIBS)
+
+fuzz:
+	@bash scripts/install-deps.sh fuzz
+	$(MAKE) $(addprefix $(FUZZ)/fuzz-,$(FUZZ_TARGETS))
+	bash tests/fuzz/run.sh $(FUZZ) $(FUZZ_SECONDS) $(FUZZ_TARGETS)
+
+fuzz-replay: $(addprefix $(DEV)/fuzz-,$(FUZZ_TARGETS))
+	bash tests/fuzz/replay.sh $(DEV) $(FUZZ_TARGETS)
+
 # Criterion forks one process per test; --jobs keeps it to the machine's cores.
 JOBS := $(shell nproc 2>/dev/null || echo 2)
 
@@ -151,6 +179,7 @@ test: deps
 	bash tests/db.sh ./damas 4
 	rm -rf build/test-install && $(MAKE) install PREFIX=$(CURDIR)/build/test-install
 	bash tests/embed.sh $(CURDIR)/build/test-install
+	$(MAKE) fuzz-replay
 	$(MAKE) $(MPIB)/damas
 	bash tests/mpi.sh $(MPIB)/damas ./damas
 

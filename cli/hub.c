@@ -14,61 +14,7 @@
 #include "../core/variant.h"
 #include "cli.h"
 
-enum { HUB_MAX_ARGS = 16, HUB_MAX_GAME = 1024, HUB_TT_MB_MAX = 65536 };
-
-typedef struct {
-    char *name[HUB_MAX_ARGS], *value[HUB_MAX_ARGS];
-    int n;
-} HubArgs;
-
-/* Splits "cmd a=1 b="x y" flag" in place; returns the command word or NULL. */
-static char *hub_parse(char *line, HubArgs *a)
-{
-    a->n = 0;
-    char *p = line;
-    while (*p == ' ' || *p == '\t')
-        p++;
-    if (!*p)
-        return NULL;
-    char *cmd = p;
-    while (*p && *p != ' ' && *p != '\t')
-        p++;
-    while (*p && a->n < HUB_MAX_ARGS) {
-        *p++ = '\0';
-        while (*p == ' ' || *p == '\t')
-            p++;
-        if (!*p)
-            break;
-        a->name[a->n] = p;
-        while (*p && *p != '=' && *p != ' ')
-            p++;
-        a->value[a->n] = "";
-        if (*p == '=') {
-            *p++ = '\0';
-            if (*p == '"') {
-                a->value[a->n] = ++p;
-                while (*p && *p != '"')
-                    p++;
-                if (*p)
-                    *p++ = '\0';
-            } else {
-                a->value[a->n] = p;
-                while (*p && *p != ' ')
-                    p++;
-            }
-        }
-        a->n++;
-    }
-    return cmd;
-}
-
-static const char *hub_arg(const HubArgs *a, const char *name)
-{
-    for (int i = 0; i < a->n; i++)
-        if (!strcmp(a->name[i], name))
-            return a->value[i];
-    return NULL;
-}
+enum { HUB_MAX_GAME = 1024, HUB_TT_MB_MAX = 65536 };
 
 typedef struct {
     pthread_mutex_t out;          /* one writer at a time on stdout */
@@ -222,7 +168,7 @@ int cmd_hub(int argc, char **argv)
     while (fgets(line, sizeof line, stdin)) {
         line[strcspn(line, "\r\n")] = '\0';
         HubArgs a;
-        char *cmd = hub_parse(line, &a);
+        char *cmd = hub_line_parse(line, &a);
         if (!cmd)
             continue;
         if (!strcmp(cmd, "hub")) {

@@ -381,3 +381,53 @@ void hub_engine_close(HubEngine *e)
     close(e->out);
     free(e);
 }
+
+/* ---- lines ---- */
+
+char *hub_line_parse(char *line, HubArgs *a)
+{
+    a->n = 0;
+    char *p = line;
+    while (*p == ' ' || *p == '\t')
+        p++;
+    if (!*p)
+        return NULL;
+    char *cmd = p;
+    while (*p && *p != ' ' && *p != '\t')
+        p++;
+    while (*p && a->n < HUB_MAX_ARGS) {
+        *p++ = '\0';
+        while (*p == ' ' || *p == '\t')
+            p++;
+        if (!*p)
+            break;
+        a->name[a->n] = p;
+        while (*p && *p != '=' && *p != ' ')
+            p++;
+        a->value[a->n] = "";
+        if (*p == '=') {
+            *p++ = '\0';
+            if (*p == '"') {
+                a->value[a->n] = ++p;
+                while (*p && *p != '"')
+                    p++;
+                if (*p)
+                    *p++ = '\0';
+            } else {
+                a->value[a->n] = p;
+                while (*p && *p != ' ')
+                    p++;
+            }
+        }
+        a->n++;
+    }
+    return cmd;
+}
+
+const char *hub_arg(const HubArgs *a, const char *name)
+{
+    for (int i = 0; i < a->n; i++)
+        if (!strcmp(a->name[i], name))
+            return a->value[i];
+    return NULL;
+}

@@ -22,6 +22,22 @@ bool hub_position_parse(const Variant *v, const char *text, Position *out);
 /* The legal move of pos written `text`, the captured squares in any order; false if none. */
 bool hub_move_parse(const Variant *v, const Position *pos, const char *text, Move *out);
 
+enum { HUB_MAX_ARGS = 16 };
+
+/* A Hub line split into its command word and its arguments (name, name=value or
+ * name="quoted value"); at most HUB_MAX_ARGS arguments, the rest ignored. */
+typedef struct {
+    char *name[HUB_MAX_ARGS], *value[HUB_MAX_ARGS];
+    int n;
+} HubArgs;
+
+/* Splits `line` in place into *a; returns the command word, or NULL for a blank line. The
+ * names and values point into line. */
+char *hub_line_parse(char *line, HubArgs *a);
+
+/* The value of argument `name` ("" for a bare name), or NULL if the line has none. */
+const char *hub_arg(const HubArgs *a, const char *name);
+
 typedef struct HubEngine HubEngine;
 
 /* Starts `command` (run by /bin/sh) as a Hub engine for v: the `hub` handshake, the variant

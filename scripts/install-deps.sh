@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs the Debian 12 packages damas builds, tests and runs with, if any is missing.
 # Idempotent: does nothing (and needs no network) when everything is already there.
+# usage: scripts/install-deps.sh [fuzz]   (fuzz: also clang with libFuzzer, for make fuzz)
 set -euo pipefail
 
 packages=(
@@ -12,6 +13,7 @@ packages=(
   python3 python3-h5py python3-hdf5plugin
   libmicrohttpd-dev chromium
 )
+[ "${1:-}" = fuzz ] && packages+=(clang libclang-rt-14-dev libomp-14-dev)
 
 missing=()
 for p in "${packages[@]}"; do
