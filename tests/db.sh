@@ -15,6 +15,15 @@ for v in brazilian russian spanish czech italian american international; do
   check "gen_$v" 0 "done: $v" -- "$damas" gen --variant "$v" --pieces "$pieces" --out "$work/$v"
   check "verify_$v" 0 "positions consistent" -- "$damas" verify --variant "$v" --db "$work/$v"
 done
+# The bytes gen writes, against the checksums committed in tests/golden/: a change in what gen
+# writes shows in review. After an intended change: (cd DIR && sha256sum */*.h5 */damas-db.txt
+# | sort -k2) > tests/golden/db-4-pieces.sha256, DIR holding the seven ≤4 databases.
+if [ "$pieces" -eq 4 ]; then
+  golden="$(dirname "$0")/golden/db-4-pieces.sha256"
+  got=$(cd "$work" && sha256sum ./*/*.h5 ./*/damas-db.txt | sed 's|  \./|  |' | sort -k2)
+  if [ "$got" = "$(cat "$golden")" ]; then ok; else
+    fail "golden checksums: $(diff <(echo "$got") "$golden" | head -5)"; fi
+fi
 check gen_optional_capture 0 "done" -- "$damas" gen --variant spanish --optional-capture --pieces 3 --out "$work/opt"
 check verify_optional_capture 0 "consistent" -- "$damas" verify --db "$work/opt"
 check gen_into_a_finished_directory_says_so 0 "already holds every unit up to 3 pieces" -- \
