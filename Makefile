@@ -24,7 +24,9 @@ ASSETS   := $(sort $(wildcard web/page/*))
 ASSETS_C := build/assets/web-assets.c
 CLI_SRC  := $(wildcard cli/*.c web/*.c) $(ASSETS_C)
 TEST_SRC := $(wildcard tests/*.c)
-HEADERS  := $(wildcard core/*.h db/*.h gen/*.h eval/*.h engine/*.h train/*.h cli/*.h web/*.h tests/*.h)
+# Each object's header dependencies are written beside it (X.d) and read back below, so that a
+# header change rebuilds only the objects that include it.
+DEPS = -MMD -MP -MT $@ -MF $(CURDIR)/$(@:.o=.d)
 
 REL := build/rel
 DEV := build/dev
@@ -59,15 +61,15 @@ endef
 # A release object reads the profile its instrumented twin left (build/prof/X.gcda). Both are
 # compiled from inside their build directory with the same source and object names, because
 # GCC tells a file's static functions apart in the profile by those names.
-$(REL)/%.o: %.c $(HEADERS) $(PGO_DEP) build/pgo
+$(REL)/%.o: %.c $(PGO_DEP) build/pgo
 	@mkdir -p $(dir $@)
 	@rm -f $(REL)/$*.gcda
 	$(if $(PGO_USE),@if [ -f $(PROF)/$*.gcda ]; then cp $(PROF)/$*.gcda $(REL)/$*.gcda; fi)
-	cd $(REL) && $(CC) $(CFLAGS) $(LTO) $(PGO_USE) -c $(CURDIR)/$< -o $*.o
+	cd $(REL) && $(CC) $(CFLAGS) $(LTO) $(PGO_USE) $(DEPS) -c $(CURDIR)/$< -o $*.o
 
-$(PROF)/%.o: %.c $(HEADERS)
+$(PROF)/%.o: %.c
 	@mkdir -p $(dir $@)
-	cd $(PROF) && $(CC) $(CFLAGS) $(LTO) $(PROFILE) -c $(CURDIR)/$< -o $*.o
+	cd $(PROF) && $(CC) $(CFLAGS) $(LTO) $(PROFILE) $(DEPS) -c $(CURDIR)/$< -o $*.o
 
 $(PROF)/damas: $(call objects,$(PROF),$(CORE_SRC) $(CLI_SRC))
 	$(CC) $(CFLAGS) $(LTO) $(PROFILE) $^ -o $@ $(LDLIBS)
@@ -77,9 +79,9 @@ $(PROF)/trained: $(PROF)/damas scripts/train-profile.sh
 	bash scripts/train-profile.sh $(PROF)/damas
 	touch $@
 
-$(DEV)/%.o: %.c $(HEADERS)
+$(DEV)/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(DEVFLAGS) -c $< -o $@
+	$(CC) $(CFLAGS) $(DEVFLAGS) $(DEPS) -c $< -o $@
 
 ifeq ($(MPI),1)
 damas: $(MPIB)/damas build/mode
@@ -90,9 +92,9 @@ damas: $(call objects,$(REL),$(CORE_SRC) $(CLI_SRC)) build/mode
 endif
 
 # The MPI build: mpicc, DAMAS_MPI, and the distributed generator (gen/mpi.c).
-$(MPIB)/%.o: %.c $(HEADERS)
+$(MPIB)/%.o: %.c
 	@mkdir -p $(dir $@)
-	mpicc $(CFLAGS) $(LTO) -DDAMAS_MPI -c $< -o $@
+	mpicc $(CFLAGS) $(LTO) -DDAMAS_MPI $(DEPS) -c $< -o $@
 
 $(MPIB)/damas: $(call objects,$(MPIB),$(CORE_SRC) gen/mpi.c $(CLI_SRC))
 	mpicc $(CFLAGS) $(LTO) $^ -o $@ $(LDLIBS)
@@ -112,9 +114,9 @@ LIB := build/lib
 LIB_SRC := $(wildcard core/*.c db/*.c api/*.c)
 VERSION := $(shell sed -n 's/^\#define DAMAS_VERSION_TEXT "\(.*\)"/\1/p' cli/cli.h)
 
-$(LIB)/%.o: %.c $(HEADERS) api/damas.h
+$(LIB)/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -fPIC -fvisibility=hidden -c $< -o $@
+	$(CC) $(CFLAGS) -fPIC -fvisibility=hidden $(DEPS) -c $< -o $@
 
 $(LIB)/libdamas.so: $(call objects,$(LIB),$(LIB_SRC))
 	$(CC) $(CFLAGS) -shared -Wl,-soname,libdamas.so.0 $^ -o $@ $(LIB_LIBS)
@@ -151,9 +153,9 @@ FUZZ := build/fuzz
 FUZZ_CFLAGS := -std=c11 -g -O1 -Wall -Wextra -D_POSIX_C_SOURCE=200809L -fopenmp \
                $(shell pkg-config --cflags $(LIB_PKGS) 2>/dev/null) -fsanitize=address,undefined
 
-$(FUZZ)/%.o: %.c $(HEADERS)
+$(FUZZ)/%.o: %.c
 	@mkdir -p $(dir $@)
-	clang $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c $< -o $@
+	clang $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link $(DEPS) -c $< -o $@
 
 $(FUZZ)/fuzz-%: $(call objects,$(FUZZ),$(CORE_SRC)) tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h
 	clang $(FUZZ_CFLAGS) -fsanitize=fuzzer $(filter %.o %.c,$^) -o $@ $(LIB_LIBS)
@@ -235,3 +237,5 @@ $(REL)/mem-latency: $(call objects,$(REL),core/memory.c tools/mem-latency.c)
 
 clean:
 	rm -rf build damas
+
+-include $(shell find build -name '*.d' 2>/dev/null)
