@@ -272,18 +272,18 @@ int cmd_verify(int argc, char **argv)
     double t0 = cli_now();
     VerifyReport r;
     char err[1024];
+    GenLog log = {isatty(2), t0, 0, 0, 0, "checked", 0};
+    GenProgress progress = {gen_unit_done, &log, NULL, NULL};
     if (low_memory) {
         if (!nonly)
             fprintf(stderr, "verifying one unit at a time (low memory)\n");
-        GenLog log = {isatty(2), t0, 0, 0, 0, "checked", 0};
-        GenProgress progress = {gen_unit_done, &log, NULL, NULL};
         rc = verify_dir(&set->variant, dir, only, nonly, (int)threads, &progress, &r, err, sizeof err);
     } else {
         dbset_free(set);
         free(set);
         if ((rc = open_db("verify", dir, variant, optional, true, &set)) != CLI_OK)
             return rc;
-        verify_set(set, (int)threads, &r);
+        verify_set(set, (int)threads, log.tty ? &progress : NULL, &r);   /* a line a slice on a terminal */
     }
     dbset_free(set);
     free(set);

@@ -500,6 +500,24 @@ int gen_load_all(const char *dir, DbSet *s, bool data, int *slices, char *err, s
                  (double)need / (1 << 30), (double)memory_size() / (1 << 30));
         return DAMAS_ERR_RANGE;
     }
+    /* Every unit below the largest piece count present must be there: a hole (a file deleted
+     * or lost) would otherwise show only as a confusing error far from its cause. */
+    int top = 0, holes = 0;
+    Material hole = {0};
+    for (int u = 0; u < n; u++)
+        if (store_unit_exists(dir, units[u]) && material_pieces(units[u]) > top)
+            top = material_pieces(units[u]);
+    for (int u = 0; u < n; u++)
+        if (material_pieces(units[u]) < top && !store_unit_exists(dir, units[u]) && holes++ == 0)
+            hole = units[u];
+    if (holes > 0) {
+        char name[DB_NAME_MAX];
+        material_name(hole, name);
+        snprintf(err, errlen, "%s holds %d-piece units but lacks %d unit file%s with fewer pieces, %s.h5 first: "
+                 "damas gen --pieces %d into it builds %s again", dir, top, holes, holes == 1 ? "" : "s", name,
+                 top, holes == 1 ? "it" : "them");
+        return DAMAS_ERR_UNKNOWN;
+    }
     for (int u = 0; u < n; u++) {
         if (!store_unit_exists(dir, units[u]))
             continue;
@@ -625,12 +643,26 @@ static void report_init(VerifyReport *r)
     r->failure[0] = '\0';
 }
 
-int verify_set(const DbSet *s, int threads, VerifyReport *r)
+int verify_set(const DbSet *s, int threads, const GenProgress *progress, VerifyReport *r)
 {
     report_init(r);
     const DbTable *t;
-    for (size_t k = 0; r->ok && (t = dbset_next(s, &k));)
+    int total = 0, done = 0;
+    uint64_t positions_total = 0, positions_done = 0;
+    for (size_t k = 0; (t = dbset_next(s, &k)); total++)
+        positions_total += t->slice.size;
+    for (size_t k = 0; r->ok && (t = dbset_next(s, &k));) {
+        double start = gen_now();
         verify_table(s, NULL, t, threads, r);
+        if (r->ok && progress && progress->unit_done) {
+            char name[DB_NAME_MAX];
+            material_name(t->slice.m, name);
+            positions_done += t->slice.size;
+            GenUnitReport report = {++done, total, name, t->slice.size, gen_now() - start, false, positions_done,
+                                    positions_total, NULL};
+            progress->unit_done(progress->ctx, &report);
+        }
+    }
     return DAMAS_OK;
 }
 

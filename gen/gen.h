@@ -123,7 +123,8 @@ int gen_run_mpi(const Variant *v, int pieces, const char *dir, int threads, bool
 
 /* Loads every unit file present in dir into s (which must be initialised for dir's variant),
  * values too if `data` (refused, DAMAS_ERR_RANGE, if they would not fit in this machine's
- * memory). Returns the number of slices loaded in *slices. */
+ * memory). Returns the number of slices loaded in *slices. A unit file missing below the
+ * largest piece count present is DAMAS_ERR_UNKNOWN, naming it. */
 int gen_load_all(const char *dir, DbSet *s, bool data, int *slices, char *err, size_t errlen);
 
 /* Whether gen_load_all of dir's tables (board size `board`) fits in this machine's memory. */
@@ -138,8 +139,9 @@ typedef struct {
 
 /* Checks every stored position of s against its successors' stored values: a win at d has a
  * losing successor at d-1 and none shorter; a loss has only winning successors, the longest
- * at d-1 (d = 0 without moves); a draw has no losing successor and a drawing one. */
-int verify_set(const DbSet *s, int threads, VerifyReport *r);
+ * at d-1 (d = 0 without moves); a draw has no losing successor and a drawing one. Reports
+ * each slice checked to progress->unit_done (progress may be NULL). */
+int verify_set(const DbSet *s, int threads, const GenProgress *progress, VerifyReport *r);
 
 /* verify_set on the database of v in dir, one unit at a time, for databases too large to hold:
  * it holds the units of fewer than N - 1 pieces (N the most in dir), the units of one piece

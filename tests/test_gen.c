@@ -293,7 +293,7 @@ static void build_and_verify(const char *variant, bool optional, int pieces)
     int slices;
     cr_assert_eq(gen_load_all(dir, s, true, &slices, err, sizeof err), DAMAS_OK, "%s", err);
     VerifyReport r;
-    verify_set(s, 2, &r);
+    verify_set(s, 2, NULL, &r);
     cr_assert(r.ok, "%s: %s", variant, r.failure);
     cr_assert_gt(r.positions, 0);
     dbset_free(s);
@@ -360,7 +360,7 @@ Test(gen, verifier_finds_a_wrong_value)
 {
     DbSet *s = solved_set("russian", 3);
     VerifyReport r;
-    verify_set(s, 2, &r);
+    verify_set(s, 2, NULL, &r);
     cr_assert(r.ok, "%s", r.failure);
     DbTable *t = dbset_get(s, (Material){1, 1, 0, 1});
     uint64_t i = 0;
@@ -368,12 +368,12 @@ Test(gen, verifier_finds_a_wrong_value)
         i++;
     int d = table_dtw(t, i);
     table_set(t, i, DB_WIN, d + 2);
-    verify_set(s, 2, &r);
+    verify_set(s, 2, NULL, &r);
     /* The first failure is the corrupted position or one of its predecessors in the twin. */
     cr_assert(!r.ok);
     cr_assert(strstr(r.failure, "m1k1-m0k1") || strstr(r.failure, "m0k1-m1k1"), "%s", r.failure);
     table_set(t, i, DB_DRAW, 0);
-    verify_set(s, 2, &r);
+    verify_set(s, 2, NULL, &r);
     cr_assert(!r.ok && strstr(r.failure, "stored"), "%s", r.failure);
     dbset_free(s);
     free(s);
