@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "../core/notation.h"
 #include "../core/variant.h"
@@ -248,12 +249,30 @@ void match_elo_text(const MatchResult *r, char *buf, size_t len)
         snprintf(buf, len, "%+.1f (95%% interval %+.1f to %+.1f)", r->elo, r->low, r->high);
 }
 
+/* PDN result tokens from White's side: 10x10 scores a game 2 points, 8x8 types 1. */
+static const char *pdn_result(const Variant *v, int result)
+{
+    bool ten = v->rules.board_size == 10;
+    if (result == RESULT_WHITE)
+        return ten ? "2-0" : "1-0";
+    if (result == RESULT_BLACK)
+        return ten ? "0-2" : "0-1";
+    return ten ? "1-1" : "1/2-1/2";
+}
+
 void match_write_pdn(FILE *out, const Variant *v, const Game *g, const char *event, const char *white,
                      const char *black, int round)
 {
-    const char *result = g->result == RESULT_WHITE ? "2-0" : g->result == RESULT_BLACK ? "0-2" : "1-1";
-    fprintf(out, "[Event \"%s\"]\n[Round \"%d\"]\n[White \"%s\"]\n[Black \"%s\"]\n[Result \"%s\"]\n[GameType \"%d\"]\n",
-            event, round, white, black, result, v->pdn_gametype);
+    const char *result = pdn_result(v, g->result);
+    char date[16] = "????.??.??";
+    time_t now = time(NULL);
+    struct tm tm;
+    if (gmtime_r(&now, &tm))
+        strftime(date, sizeof date, "%Y.%m.%d", &tm);
+    fprintf(out,
+            "[Event \"%s\"]\n[Site \"?\"]\n[Date \"%s\"]\n[Round \"%d\"]\n[White \"%s\"]\n[Black \"%s\"]\n"
+            "[Result \"%s\"]\n[GameType \"%d\"]\n",
+            event, date, round, white, black, result, v->pdn_gametype);
     Position start;
     pos_start(&start, v);
     if (!pos_equal(&start, &g->start)) {
@@ -264,12 +283,17 @@ void match_write_pdn(FILE *out, const Variant *v, const Game *g, const char *eve
     fprintf(out, "[Termination \"%s\"]\n", g->reason);
     Position pos = g->start;
     int column = 0;
+    /* Moves are numbered in pairs, the variant's first player's move first: a game starting
+     * with the second player's move opens with "1...". */
+    int shift = g->start.side == v->rules.first_mover ? 0 : 1;
     for (int k = 0; k < g->nmoves; k++) {
         char text[NOTATION_MOVE_MAX + 16], move[NOTATION_MOVE_MAX];
         notation_move_write(v, &pos, &g->moves[k], NOTATION_NATIVE, move);
-        /* Moves are numbered in pairs from the game's first move, whoever makes it. */
-        if (k % 2 == 0)
-            snprintf(text, sizeof text, "%d. %s", k / 2 + 1, move);
+        int ply = k + shift;
+        if (ply % 2 == 0)
+            snprintf(text, sizeof text, "%d. %s", ply / 2 + 1, move);
+        else if (k == 0)
+            snprintf(text, sizeof text, "%d... %s", ply / 2 + 1, move);
         else
             snprintf(text, sizeof text, "%s", move);
         int len = (int)strlen(text);

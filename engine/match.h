@@ -80,8 +80,10 @@ void match_elo(const double *pair_scores, int n, double *elo, double *low, doubl
  * game)" when one side scored every point (the estimate is then unbounded). */
 void match_elo_text(const MatchResult *r, char *buf, size_t len);
 
-/* Writes game g as PDN (tags Event, White, Black, Result, GameType, FEN when not the start
- * position), in v's notation. */
+/* Writes game g as PDN in v's notation: the tags Event, Site, Date (today, UTC), Round, White,
+ * Black, Result (from White's side: 1-0, 0-1, 1/2-1/2 on 8x8; 2-0, 0-2, 1-1 on 10x10),
+ * GameType, FEN when not the start position, Termination; "1..." when the second player
+ * moves first. */
 void match_write_pdn(FILE *out, const Variant *v, const Game *g, const char *event, const char *white,
                      const char *black, int round);
 

@@ -68,6 +68,18 @@ pdn=$(mktemp)
 check match_vs_random 0 "A wins 4, draws 0, losses 0" -- \
   "$damas" match --variant italian --a default --b random --games 4 --nodes 2000 --threads 2 --pdn "$pdn"
 if grep -q '\[GameType "22' "$pdn" && [ "$(grep -c '^\[Event' "$pdn")" -eq 4 ]; then ok; else fail "match PDN: $(head -5 "$pdn")"; fi
+# PDN results as each GameType writes them (8x8: 1-0 0-1 1/2-1/2; 10x10: 2-0 0-2 1-1), the
+# seven-tag roster, and "1..." for a game whose opening has the second player to move.
+for v in russian international; do
+  "$damas" match --variant "$v" --a builtin --b builtin --games 8 --nodes 100 --pdn "$pdn" >/dev/null 2>&1
+  if [ "$v" = russian ]; then want='^\[Result "(1-0|0-1|1/2-1/2)"\]$'; else want='^\[Result "(2-0|0-2|1-1)"\]$'; fi
+  results=$(grep -cE "$want" "$pdn")
+  dates=$(grep -cE '^\[Date "[0-9]{4}\.[0-9]{2}\.[0-9]{2}"\]$' "$pdn")
+  # After a FEN with the second player (Black) to move, the move text opens with "1... ".
+  second=$(awk '/^\[FEN "B:/ { b = 1 } /^1\. / { if (b) bad++; b = 0 } /^1\.\.\. / { if (!b) bad++; b = 0 } END { print bad + 0 }' "$pdn")
+  if [ "$results" -eq 8 ] && [ "$dates" -eq 8 ] && [ "$second" -eq 0 ] && grep -q '^\[Site ' "$pdn"; then ok; else
+    fail "PDN tags of $v: $results results, $dates dates, $second bad first moves: $(head -12 "$pdn")"; fi
+done
 rm -f "$pdn"
 check match_needs_limit 2 "error: a limit per move is required" -- "$damas" match --variant italian --a default --b random --games 2
 check match_odd_games 2 "error: --games must be an even number" -- "$damas" match --variant italian --a default --b random --games 3 --nodes 10

@@ -185,3 +185,48 @@ Test(search, a_stop_asked_before_the_search_starts_is_kept_until_resumed)
     search_free(s);
     free(w);
 }
+
+/* PDN of a game: the result token of the GameType and "1..." when the second player starts. */
+static char *pdn_of(const char *name, const char *fen, const char *const *moves, int n, GameResult result)
+{
+    Variant v = test_variant(name, false);
+    Game *g = calloc(1, sizeof *g);
+    g->start = test_position(&v, fen);
+    Position pos = g->start;
+    for (int k = 0; k < n; k++) {
+        g->moves[k] = test_move(&v, &pos, moves[k]);
+        Undo u;
+        pos_make(&pos, &g->moves[k], &u);
+    }
+    g->nmoves = n;
+    g->result = result;
+    g->reason = "no move";
+    char *buf = NULL;
+    size_t len;
+    FILE *out = open_memstream(&buf, &len);
+    match_write_pdn(out, &v, g, "test", "a", "b", 1);
+    fclose(out);
+    free(g);
+    return buf;
+}
+
+Test(search, pdn_writes_each_game_types_result_and_numbers_a_game_the_second_player_starts)
+{
+    const char *black_first[] = {"6-11", "45-40", "11-16"};
+    char *pdn = pdn_of("international", "B:W45:B6", black_first, 3, RESULT_DRAW);
+    cr_expect_not_null(strstr(pdn, "[Result \"1-1\"]"), "%s", pdn);
+    cr_expect_not_null(strstr(pdn, "\n1... 6-11 2. 45-40 11-16 1-1\n"), "%s", pdn);
+    free(pdn);
+    const char *white_first[] = {"c3-d4"};
+    pdn = pdn_of("russian", "W:Wc3:Bh8", white_first, 1, RESULT_WHITE);
+    cr_expect_not_null(strstr(pdn, "[Result \"1-0\"]"), "%s", pdn);
+    cr_expect_not_null(strstr(pdn, "\n1. c3-d4 1-0\n"), "%s", pdn);
+    cr_expect_not_null(strstr(pdn, "[Site \"?\"]\n[Date \""), "%s", pdn);
+    free(pdn);
+    /* American: Black moves first, so a game from a White-to-move position opens "1...". */
+    const char *american[] = {"22-18"};
+    pdn = pdn_of("american", "W:W22:B5", american, 1, RESULT_DRAW);
+    cr_expect_not_null(strstr(pdn, "[Result \"1/2-1/2\"]"), "%s", pdn);
+    cr_expect_not_null(strstr(pdn, "\n1... 22-18 1/2-1/2\n"), "%s", pdn);
+    free(pdn);
+}
