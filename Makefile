@@ -147,7 +147,7 @@ install: damas lib
 # libFuzzer, address and undefined sanitizers and runs it that long from its seed corpus,
 # keeping any crash in tests/fuzz/crashes/<target>/; `make fuzz-replay` (part of make test)
 # builds the same targets with gcc and the sanitizers and replays the corpora and crashes.
-FUZZ_TARGETS := fen move hub weights unit
+FUZZ_TARGETS := fen move hub pdn weights unit
 FUZZ_SECONDS ?= 60
 FUZZ := build/fuzz
 FUZZ_CFLAGS := -std=c11 -g -O1 -Wall -Wextra -D_POSIX_C_SOURCE=200809L -fopenmp \

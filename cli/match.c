@@ -1,6 +1,7 @@
 /* damas match and damas play. */
 #include <omp.h>
 #include <unistd.h>
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,6 +10,7 @@
 #include "../core/notation.h"
 #include "../core/variant.h"
 #include "../engine/match.h"
+#include "../engine/pdn.h"
 #include "cli.h"
 
 static const char match_help[] =
@@ -23,8 +25,9 @@ static const char match_help[] =
     "(the compiled-in weights), 'material' (their material weights only), 'random'\n"
     "(a uniformly random legal mover) or 'hub:COMMAND', a Hub engine started by /bin/sh (another\n"
     "damas, Scan, ...; one process per thread; it needs --time, and gets the same time a move).\n"
-    "Openings: one FEN per line in FILE, or the built-in set (the positions a few plies from the\n"
-    "start, as many as there are game pairs, so no pair repeats another).\n"
+    "Openings: one FEN per line in FILE, or a PDN file (each game's final position: its FEN tag\n"
+    "and moves), or the built-in set (the positions a few plies from the start, as many as there\n"
+    "are game pairs, so no pair repeats another).\n"
     "\n"
     "  damas match --variant russian --a default --b 'hub:/opt/damas-0.2/damas hub' --games 400 --time 0.1\n";
 
@@ -71,11 +74,61 @@ static bool player_load(const char *spec, const Variant *v, PlayerSpec *p)
     return true;
 }
 
+typedef struct {
+    Position *list;
+    int n, cap;
+} Openings;
+
+/* A PDN game as an opening: the position after its moves. */
+static bool add_game(void *ctx, const Game *g)
+{
+    Openings *o = ctx;
+    if (o->n == o->cap) {
+        Position *more = realloc(o->list, (size_t)(o->cap = 2 * o->cap + 64) * sizeof *more);
+        if (!more)
+            return false;
+        o->list = more;
+    }
+    Position pos = g->start;
+    for (int k = 0; k < g->nmoves; k++) {
+        Undo u;
+        pos_make(&pos, &g->moves[k], &u);
+    }
+    o->list[o->n++] = pos;
+    return true;
+}
+
+/* Openings from a PDN file: each game's final position. */
+static int read_pdn_openings(FILE *f, const char *path, const Variant *v, Position **out)
+{
+    Openings o = {NULL, 0, 0};
+    char err[1024];
+    int games = pdn_read(v, f, path, add_game, &o, err, sizeof err);
+    fclose(f);
+    if (games < 0 || o.n < games) {
+        free(o.list);
+        return games < 0 ? cli_error(-1, "%s", err) : cli_error(-1, "out of memory");
+    }
+    if (o.n == 0) {
+        free(o.list);
+        return cli_error(-1, "%s holds no game", path);
+    }
+    *out = o.list;
+    return o.n;
+}
+
+/* Openings: one FEN a line, or (a file starting with a PDN tag) the games of a PDN file. */
 static int read_openings(const char *path, const Variant *v, Position **out)
 {
     FILE *f = fopen(path, "r");
     if (!f)
         return cli_error(-1, "cannot read %s", path);
+    int first;
+    while ((first = fgetc(f)) != EOF && isspace(first))
+        ;
+    if (first == '[')
+        return rewind(f), read_pdn_openings(f, path, v, out);
+    rewind(f);
     int n = 0, cap = 64, line = 0;
     Position *list = malloc((size_t)cap * sizeof *list);
     char buf[NOTATION_FEN_MAX + 2], err[512];

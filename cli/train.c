@@ -8,18 +8,22 @@
 
 #include "../core/variant.h"
 #include "../train/train.h"
+#include "../engine/pdn.h"
 #include "cli.h"
 
 static const char selfplay_help[] =
     "usage: damas selfplay --variant V [--optional-capture] --data FILE.h5 (--positions N | --games G)\n"
     "                      [--weights W] [--nodes K] [--db DIR] [--threads T] [--seed S]\n"
+    "       damas selfplay --variant V --data FILE.h5 --pdn GAMES.pdn [--db DIR]\n"
     "\n"
     "Plays games with the weights W (default: the shipped ones) at K to 1.5 K nodes a move\n"
     "(default 1000) from the built-in openings plus random plies, and appends their quiet\n"
     "positions (no capture to make) to the data set FILE.h5 (created if missing; HDF5, LZ4,\n"
     "docs/FORMAT.md), labelled by the game's result or exactly by the database DIR where it\n"
     "covers them (which also ends the game), with the search's score beside. Stops when the file\n"
-    "holds N positions, or after G more games. Resumable: a rerun goes on with the next games.\n";
+    "holds N positions, or after G more games. Resumable: a rerun goes on with the next games.\n"
+    "With --pdn, plays nothing: the games of GAMES.pdn (real games, labelled by their results)\n"
+    "are added instead, for `damas fit` to tune the weights to them.\n";
 
 static const char fit_help[] =
     "usage: damas fit --variant V [--optional-capture] --data FILE.h5 --out WEIGHTS.h5 [--from W]\n"
@@ -123,9 +127,73 @@ static TrainArgs train_args(void)
                        .l2 = fit.l2, .lambda = fit.lambda};
 }
 
+typedef struct {
+    const Variant *v;
+    Dataset *d;
+    DbProbe *db;
+    Game *batch;
+    int n;
+    int rc;
+    char *err;
+    size_t errlen;
+} Import;
+
+enum { IMPORT_BATCH = 256 };
+
+static bool import_flush(Import *im)
+{
+    if (im->n > 0 && im->rc == DAMAS_OK)
+        im->rc = train_add_games(im->v, im->d, im->batch, im->n, im->db, im->err, im->errlen);
+    im->n = 0;
+    return im->rc == DAMAS_OK;
+}
+
+static bool import_game(void *ctx, const Game *g)
+{
+    Import *im = ctx;
+    im->batch[im->n++] = *g;
+    return im->n < IMPORT_BATCH || import_flush(im);
+}
+
+/* selfplay --pdn: the games of a PDN file into the data set. */
+static int import_pdn(const TrainArgs *a, const Variant *v, const char *path)
+{
+    if (!a->data)
+        return cli_error(CLI_USAGE, "--data FILE.h5 is required (see damas selfplay --help)");
+    char err[1024];
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return cli_error(CLI_FAIL, "cannot read %s", path);
+    DbProbe *db = NULL;
+    if (a->db_dir && !(db = probe_open(a->db_dir, v, 512 << 20, err, sizeof err))) {
+        fclose(f);
+        return cli_error(CLI_FAIL, "%s", err);
+    }
+    Dataset *d = dataset_open(a->data, v, err, sizeof err);
+    Import im = {v, d, db, malloc(IMPORT_BATCH * sizeof(Game)), 0, DAMAS_OK, err, sizeof err};
+    int games = -1;
+    if (d && im.batch) {
+        uint64_t rows0 = dataset_rows(d);
+        games = pdn_read(v, f, path, import_game, &im, err, sizeof err);
+        if (games >= 0 && import_flush(&im))
+            printf("%s: %d games and %llu positions added from %s; %s holds %llu games, %llu positions\n", v->name,
+                   games, (unsigned long long)(dataset_rows(d) - rows0), path, a->data,
+                   (unsigned long long)dataset_games(d), (unsigned long long)dataset_rows(d));
+    } else if (d) {
+        snprintf(err, sizeof err, "out of memory");
+    }
+    bool ok = d && im.batch && games >= 0 && im.rc == DAMAS_OK;
+    fclose(f);
+    free(im.batch);
+    dataset_close(d);
+    probe_close(db);
+    return ok ? CLI_OK : cli_error(CLI_FAIL, "%s", err);
+}
+
 int cmd_selfplay(int argc, char **argv)
 {
     TrainArgs a = train_args();
+    const char *pdn = NULL;
     for (int i = 1; i < argc; i++) {
         const char *value;
         int k;
@@ -143,6 +211,8 @@ int cmd_selfplay(int argc, char **argv)
         } else if ((value = cli_option(argc, argv, &i, "--games"))) {
             if (!cli_uint(value, UINT32_MAX / 2, &a.games) || a.games < 1)
                 return cli_error(CLI_USAGE, "--games must be a positive number, not '%s'", value);
+        } else if ((value = cli_option(argc, argv, &i, "--pdn"))) {
+            pdn = value;
         } else {
             return cli_error(CLI_USAGE, "unexpected argument '%s' (see damas selfplay --help)", argv[i]);
         }
@@ -150,6 +220,8 @@ int cmd_selfplay(int argc, char **argv)
     Variant v;
     if (!cli_variant(a.variant, a.optional, &v))
         return CLI_USAGE;
+    if (pdn)
+        return import_pdn(&a, &v, pdn);
     if (!a.data || (!a.positions && !a.games))
         return cli_error(CLI_USAGE, "--data and --positions or --games are required (see damas selfplay --help)");
     Weights *w = malloc(sizeof *w);

@@ -80,7 +80,15 @@ for v in russian international; do
   if [ "$results" -eq 8 ] && [ "$dates" -eq 8 ] && [ "$second" -eq 0 ] && grep -q '^\[Site ' "$pdn"; then ok; else
     fail "PDN tags of $v: $results results, $dates dates, $second bad first moves: $(head -12 "$pdn")"; fi
 done
-rm -f "$pdn"
+# A PDN file as openings (each game's last position), and as training data (selfplay --pdn).
+"$damas" match --variant russian --a builtin --b builtin --games 6 --nodes 100 --pdn "$pdn" >/dev/null 2>&1
+check match_pdn_openings 0 "(3 openings x 2 colours)" -- \
+  "$damas" match --variant russian --a builtin --b random --games 6 --nodes 100 --openings "$pdn"
+pdn_data=$(mktemp -u --suffix=.h5)
+check selfplay_imports_pdn 0 "6 games and " -- "$damas" selfplay --variant russian --data "$pdn_data" --pdn "$pdn"
+check selfplay_pdn_other_variant 1 "a game of another variant: GameType 25, not brazilian's 26" -- \
+  "$damas" selfplay --variant brazilian --data "$pdn_data.b" --pdn "$pdn"
+rm -f "$pdn" "$pdn_data" "$pdn_data.b"
 check match_needs_limit 2 "error: a limit per move is required" -- "$damas" match --variant italian --a default --b random --games 2
 check match_odd_games 2 "error: --games must be an even number" -- "$damas" match --variant italian --a default --b random --games 3 --nodes 10
 # A Hub engine as a match player: damas against its own Hub engine, and engines that fail.

@@ -347,6 +347,22 @@ static int game_rows(const Variant *v, const Game *g, DbProbe *db, uint32_t game
     return n;
 }
 
+int train_add_games(const Variant *v, Dataset *d, const Game *games, int n, DbProbe *db, char *err, size_t errlen)
+{
+    DatasetRow *buf = malloc((size_t)n * (MATCH_MAX_PLIES + 1) * sizeof *buf);
+    if (!buf) {
+        snprintf(err, errlen, "out of memory");
+        return DAMAS_ERR_NOMEM;
+    }
+    uint64_t first = dataset_games(d);
+    size_t rows = 0;
+    for (int g = 0; g < n; g++)
+        rows += (size_t)game_rows(v, &games[g], db, (uint32_t)(first + (uint64_t)g), buf + rows);
+    int rc = dataset_append(d, buf, rows, first + (uint64_t)n, err, errlen);
+    free(buf);
+    return rc;
+}
+
 int train_selfplay(const Variant *v, const Weights *w, Dataset *d, const SelfPlayOptions *o, uint64_t games,
                    uint64_t rows, void (*progress)(void *ctx, const SelfPlayReport *r), void *ctx, FILE *pdn,
                    char *err, size_t errlen)

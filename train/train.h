@@ -27,6 +27,11 @@ typedef struct {
     double games_per_second;
 } SelfPlayReport;
 
+/* Appends the quiet positions of the n games (real games, read from PDN) to d as its next
+ * games, labelled by each game's result, or by the database db (may be NULL) where it covers
+ * them. Returns DAMAS_OK or an error with a message. */
+int train_add_games(const Variant *v, Dataset *d, const Game *games, int n, DbProbe *db, char *err, size_t errlen);
+
 /* Plays games with w and appends their quiet positions (the side to move has no capture) to
  * d, in batches (a killed run loses at most the batch in progress), until d holds at least
  * `rows` rows or this call has played `games` games (0: no such limit). Game k of the data set
