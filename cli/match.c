@@ -31,14 +31,19 @@ static const char match_help[] =
     "\n"
     "  damas match --variant russian --a default --b 'hub:/opt/damas-0.2/damas hub' --games 400 --time 0.1\n";
 
+#define PLAY_COMMANDS                                                                              \
+    "  moves       your legal moves          hint    the engine's choice for you\n"                   \
+    "  undo        take back your last move and the engine's answer;  redo: play them again\n"       \
+    "  resign      give up the game          save FILE.pdn  the game so far as PDN\n"                \
+    "  depth N     the engine searches N plies;  time S: S seconds a move\n"                         \
+    "  board       draw the board again      help    this list;  quit\n"
+
 static const char play_help[] =
     "usage: damas play --variant V [--optional-capture] [--weights W] [--db DIR] [--depth D | --time S]\n"
     "                  [--black] [--fen FEN]\n"
     "\n"
     "A game against the engine in the terminal. Type moves in the variant's notation; also:\n"
-    "  undo        take back your last move and the engine's answer\n"
-    "  depth N     the engine searches N plies;  time S: S seconds a move\n"
-    "  board       draw the board again;  moves: list your legal moves;  quit\n";
+    PLAY_COMMANDS;
 
 typedef struct {
     const char *spec;
@@ -299,30 +304,57 @@ int cmd_match(int argc, char **argv)
     return CLI_OK;
 }
 
+/* The board as the variant's players see it (Spanish and Italian mirrored: a1 is light), and
+ * beside it, for variants written with numbers, the number of every playing square. */
 static void draw_board(const Variant *v, const Position *pos)
 {
     const Board *b = board_get(v->rules.board_size);
+    bool numbers = !v->writes_algebraic;
     for (int row = 0; row < b->size; row++) {
-        printf("  %2d ", b->size - row);
-        for (int file = 0; file < b->size; file++) {
-            int bit = -1;
-            for (int s = 0; s < b->squares; s++)
-                if (b->bit_row[b->square_bit[s]] == row && b->bit_file[b->square_bit[s]] == file)
-                    bit = b->square_bit[s];
-            char c = '.';
-            if (bit >= 0) {
-                Bitboard m = 1ull << bit;
-                bool king = pos->kings & m;
-                c = pos->pieces[WHITE] & m ? (king ? 'W' : 'w') : pos->pieces[BLACK] & m ? (king ? 'B' : 'b') : '-';
+        char pieces[64] = "", labels[64] = "";
+        int np = 0, nl = 0;
+        for (int col = 0; col < b->size; col++) {
+            char at[4], label[NOTATION_SQUARE_MAX];
+            snprintf(at, sizeof at, "%c%d", 'a' + col, b->size - row);
+            int bit;
+            const char *end;
+            if (notation_square_parse(v, at, &bit, &end, NULL, 0) != DAMAS_OK) {
+                np += snprintf(pieces + np, sizeof pieces - (size_t)np, "  ");
+                nl += snprintf(labels + nl, sizeof labels - (size_t)nl, "   ");
+                continue;
             }
-            printf(" %c", bit >= 0 ? c : ' ');
+            Bitboard m = 1ull << bit;
+            bool king = pos->kings & m;
+            char c = pos->pieces[WHITE] & m ? (king ? 'W' : 'w') : pos->pieces[BLACK] & m ? (king ? 'B' : 'b') : '-';
+            np += snprintf(pieces + np, sizeof pieces - (size_t)np, " %c", c);
+            notation_square_write(v, bit, NOTATION_NUMERIC, label);
+            nl += snprintf(labels + nl, sizeof labels - (size_t)nl, " %2s", label);
         }
-        printf("\n");
+        printf("  %2d %s%s%s\n", b->size - row, pieces, numbers ? "      " : "", numbers ? labels : "");
     }
     printf("     ");
     for (int file = 0; file < b->size; file++)
         printf(" %c", 'a' + file);
     printf("\n  %s to move\n", pos->side == WHITE ? "White (w)" : "Black (b)");
+}
+
+/* Why `text` is not a legal move of pos, for a player: a capture to make, or the parser's
+ * reason. */
+static void explain_illegal(const Variant *v, const Position *pos, const char *why)
+{
+    MoveList list;
+    movegen_moves(pos, v, &list);
+    if (list.count > 0 && list.moves[0].captured && !v->rules.optional_capture) {
+        printf("a capture is compulsory:");
+        for (int k = 0; k < list.count; k++) {
+            char text[NOTATION_MOVE_MAX];
+            notation_move_write(v, pos, &list.moves[k], NOTATION_NATIVE, text);
+            printf(" %s", text);
+        }
+        printf("\n");
+        return;
+    }
+    printf("%s (type 'moves' for the legal moves)\n", why);
 }
 
 int cmd_play(int argc, char **argv)
@@ -389,37 +421,54 @@ int cmd_play(int argc, char **argv)
     if (!s)
         return cli_error(CLI_FAIL, "out of memory");
     int human = human_black ? BLACK : WHITE;
-    Position past[MATCH_MAX_PLIES + 2];
-    uint64_t hashes[MATCH_MAX_PLIES + 2];
-    int reversible[MATCH_MAX_PLIES + 2], ply = 0;
+    /* The game: its moves (those beyond `ply` can be redone), the positions and hashes before
+     * each, the reversible-ply counter. */
+    Game *game = calloc(1, sizeof *game);
+    Position *past = malloc((MATCH_MAX_PLIES + 1) * sizeof *past);
+    uint64_t hashes[MATCH_MAX_PLIES + 1];
+    int reversible[MATCH_MAX_PLIES + 1], ply = 0, last = 0;
+    if (!game || !past) {
+        free(game);
+        free(past);
+        search_free(s);
+        return cli_error(CLI_FAIL, "out of memory");
+    }
+    game->start = pos;
     reversible[0] = 0;
     past[0] = pos;
     char line[512];
+    bool over = false, resigned = false;
     draw_board(&v, &pos);
     for (;;) {
         GameEnd end = search_game_end(&v, &pos, hashes, ply, reversible[ply]);
-        if (end != GAME_GOES_ON) {
-            printf("game over: %s\n", end == GAME_LOST ? (pos.side == human ? "you lose (no move)" : "you win (no move)")
-                                      : end == GAME_DRAWN_40_MOVES ? "draw (40-move rule)"
-                                                                   : "draw (third repetition)");
-            break;
-        }
-        if (ply >= MATCH_MAX_PLIES) {
-            printf("game over: draw (move limit)\n");
-            break;
+        if (!over && (end != GAME_GOES_ON || resigned || ply >= MATCH_MAX_PLIES)) {
+            over = true;
+            game->result = RESULT_DRAW;
+            if (resigned || end == GAME_LOST)
+                game->result = (resigned ? human : pos.side) == WHITE ? RESULT_BLACK : RESULT_WHITE;
+            game->reason = resigned ? "resigned" : end == GAME_LOST ? "no move" : end == GAME_DRAWN_40_MOVES ? "40 moves"
+                           : end == GAME_GOES_ON ? "move limit" : "repetition";
+            printf("game over: %s (undo, save FILE.pdn or quit)\n",
+                   resigned ? "you resigned"
+                   : end == GAME_LOST ? (pos.side == human ? "you lose (no move)" : "you win (no move)")
+                   : end == GAME_DRAWN_40_MOVES ? "draw (40-move rule)"
+                   : end == GAME_GOES_ON        ? "draw (move limit)"
+                                                : "draw (third repetition)");
         }
         Move m;
-        if (pos.side != human) {
+        if (!over && pos.side != human) {
             SearchInfo info;
             search_run(s, &pos, hashes, ply, reversible[ply], &limits, &info, NULL, NULL);
             char text[NOTATION_MOVE_MAX], score[32];
             notation_move_write(&v, &pos, &info.pv[0], NOTATION_NATIVE, text);
+            /* The score is the engine's; say whose side it favours. */
             cli_score_text(info.score, score, sizeof score);
-            printf("damas plays %s  (score %s, depth %d, %llu nodes)\n", text, score, info.depth,
+            const char *who = info.score > 0 ? "for damas" : info.score < 0 ? "for you" : "level";
+            printf("damas plays %s  (score %s %s, depth %d, %llu nodes)\n", text, score, who, info.depth,
                    (unsigned long long)info.nodes);
             m = info.pv[0];
         } else {
-            printf("your move> ");
+            printf(over ? "> " : "your move> ");
             fflush(stdout);
             if (!fgets(line, sizeof line, stdin))
                 break;
@@ -428,8 +477,48 @@ int cmd_play(int argc, char **argv)
                 continue;
             if (!strcmp(line, "quit"))
                 break;
+            if (!strcmp(line, "help")) {
+                fputs(PLAY_COMMANDS, stdout);
+                continue;
+            }
             if (!strcmp(line, "board")) {
                 draw_board(&v, &pos);
+                continue;
+            }
+            if (!strncmp(line, "save ", 5)) {
+                FILE *f = fopen(line + 5, "w");
+                game->nmoves = ply;
+                if (!over)
+                    game->result = RESULT_DRAW, game->reason = "unfinished";
+                if (f) {
+                    match_write_pdn(f, &v, game, "damas play", human == WHITE ? "you" : "damas",
+                                    human == WHITE ? "damas" : "you", 1);
+                }
+                if (!f || fclose(f) != 0)
+                    printf("cannot write %s\n", line + 5);
+                else
+                    printf("saved %d plies to %s\n", ply, line + 5);
+                continue;
+            }
+            if (!strcmp(line, "undo") || !strcmp(line, "redo")) {
+                bool undo = line[0] == 'u';
+                /* Back to (or on to) the human's previous (next) turn. */
+                int to = ply;
+                do
+                    to += undo ? -1 : 1;
+                while (to >= 0 && to <= last && past[to].side != human);
+                if (to < 0 || to > last) {
+                    printf("nothing to %s\n", line);
+                    continue;
+                }
+                ply = to;
+                pos = past[ply];
+                over = resigned = false;
+                draw_board(&v, &pos);
+                continue;
+            }
+            if (over) {
+                printf("the game is over: undo, save FILE.pdn or quit\n");
                 continue;
             }
             if (!strcmp(line, "moves")) {
@@ -443,14 +532,17 @@ int cmd_play(int argc, char **argv)
                 printf("\n");
                 continue;
             }
-            if (!strcmp(line, "undo")) {
-                if (ply < 2) {
-                    printf("nothing to undo\n");
-                    continue;
-                }
-                ply -= 2;
-                pos = past[ply];
-                draw_board(&v, &pos);
+            if (!strcmp(line, "hint")) {
+                SearchInfo info;
+                search_run(s, &pos, hashes, ply, reversible[ply], &limits, &info, NULL, NULL);
+                char text[NOTATION_MOVE_MAX], score[32];
+                notation_move_write(&v, &pos, &info.pv[0], NOTATION_NATIVE, text);
+                cli_score_text(info.score, score, sizeof score);
+                printf("hint: %s  (score %s for you)\n", text, score);
+                continue;
+            }
+            if (!strcmp(line, "resign")) {
+                resigned = true;
                 continue;
             }
             if (!strncmp(line, "depth ", 6) && cli_uint(line + 6, SEARCH_MAX_PLY - 1, &n) && n > 0) {
@@ -464,18 +556,22 @@ int cmd_play(int argc, char **argv)
                 continue;
             }
             if (notation_move_parse(&v, &pos, line, &m, err, sizeof err) != DAMAS_OK) {
-                printf("%s (type 'moves' for the legal moves)\n", err);
+                explain_illegal(&v, &pos, err);
                 continue;
             }
         }
         bool king = (pos.kings >> m.from) & 1;
         hashes[ply] = pos.hash;
+        game->moves[ply] = m;
         Undo u;
         pos_make(&pos, &m, &u);
         reversible[ply + 1] = king && !m.captured ? reversible[ply] + 1 : 0;
         past[++ply] = pos;
+        last = ply;   /* a new move forgets the moves that could have been redone */
         draw_board(&v, &pos);
     }
+    free(game);
+    free(past);
     search_free(s);
     probe_close(db);
     free(w);

@@ -91,6 +91,19 @@ check selfplay_pdn_other_variant 1 "a game of another variant: GameType 25, not 
 rm -f "$pdn" "$pdn_data" "$pdn_data.b"
 check match_needs_limit 2 "error: a limit per move is required" -- "$damas" match --variant italian --a default --b random --games 2
 check match_odd_games 2 "error: --games must be an even number" -- "$damas" match --variant italian --a default --b random --games 3 --nodes 10
+# damas play: a compulsory capture explained, resign and save, undo and redo, Spanish drawn
+# mirrored with its square numbers (1 = h1).
+play_pdn=$(mktemp)
+check play_capture_compulsory 0 "a capture is compulsory: c3:e5" -- bash -c \
+  "printf 'c3-b4\nresign\nsave $play_pdn\nquit\n' | '$damas' play --variant russian --fen W:Wc3:Bd4 --depth 2"
+if grep -q '^\[Result "0-1"\]' "$play_pdn" && grep -q '^\[Termination "resigned"\]' "$play_pdn"; then ok; else
+  fail "play save after resign: $(cat "$play_pdn")"; fi
+rm -f "$play_pdn"
+out=$(printf 'c3-d4\nundo\nredo\nredo\nhint\nquit\n' | "$damas" play --variant russian --depth 2 2>&1)
+if grep -q "nothing to redo" <<<"$out" && grep -q "^damas plays" <<<"$out" && grep -q "^your move> hint: " <<<"$out" &&
+  [ "$(grep -c '^  White (w) to move' <<<"$out")" -ge 3 ]; then ok; else fail "play undo/redo/hint: $out"; fi
+check play_spanish_mirrored 0 " 4     3     2     1" -- bash -c "echo quit | '$damas' play --variant spanish --depth 1"
+
 # A Hub engine as a match player: damas against its own Hub engine, and engines that fail.
 check match_vs_hub_engine 0 "A wins" -- "$damas" match --variant russian --a default --b "hub:$damas hub" --games 2 \
   --time 0.02 --threads 2
