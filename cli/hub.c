@@ -62,8 +62,7 @@ static bool hub_set_position(Hub *h, const char *text, const char *moves)
             Move m;
             if (!hub_move_parse(&h->v, &pos, t, &m) || h->nhashes >= HUB_MAX_GAME)
                 return false;
-            bool king = (pos.kings >> m.from) & 1;
-            h->reversible = king && !m.captured ? h->reversible + 1 : 0;
+            h->reversible = game_quiet_plies(h->reversible, &m);
             h->hashes[h->nhashes++] = pos.hash;
             Undo u;
             pos_make(&pos, &m, &u);

@@ -440,7 +440,7 @@ int cmd_play(int argc, char **argv)
     bool over = false, resigned = false;
     draw_board(&v, &pos);
     for (;;) {
-        GameEnd end = search_game_end(&v, &pos, hashes, ply, reversible[ply]);
+        GameEnd end = game_end(&v, &pos, hashes, ply, reversible[ply]);
         if (!over && (end != GAME_GOES_ON || resigned || ply >= MATCH_MAX_PLIES)) {
             over = true;
             game->result = RESULT_DRAW;
@@ -560,12 +560,11 @@ int cmd_play(int argc, char **argv)
                 continue;
             }
         }
-        bool king = (pos.kings >> m.from) & 1;
         hashes[ply] = pos.hash;
         game->moves[ply] = m;
         Undo u;
         pos_make(&pos, &m, &u);
-        reversible[ply + 1] = king && !m.captured ? reversible[ply] + 1 : 0;
+        reversible[ply + 1] = game_quiet_plies(reversible[ply], &m);
         past[++ply] = pos;
         last = ply;   /* a new move forgets the moves that could have been redone */
         draw_board(&v, &pos);

@@ -35,7 +35,7 @@ int match_game(const Variant *v, const Position *start, const Player players[2],
             return DAMAS_ERR_ILLEGAL;
     }
     for (;;) {
-        GameEnd end = search_game_end(v, &pos, hashes, out->nmoves, reversible);
+        GameEnd end = game_end(v, &pos, hashes, out->nmoves, reversible);
         if (end == GAME_LOST) {
             out->result = pos.side == WHITE ? RESULT_BLACK : RESULT_WHITE;
             out->reason = "no move";
@@ -74,8 +74,7 @@ int match_game(const Variant *v, const Position *start, const Player players[2],
             score = info.score < -32767 ? -32767 : info.score > 32767 ? 32767 : info.score;
         }
         out->scores[out->nmoves] = (int16_t)score;
-        bool king = (pos.kings >> m.from) & 1;
-        reversible = king && !m.captured ? reversible + 1 : 0;
+        reversible = game_quiet_plies(reversible, &m);
         hashes[out->nmoves] = pos.hash;
         out->moves[out->nmoves++] = m;
         Undo u;

@@ -83,7 +83,7 @@ static void skip_variation(Reader *r)
 }
 
 /* Ends the game being read: hands it to fn. Returns 1 to go on, 0 to stop. */
-static int game_end(Reader *r, int token_result, bool (*fn)(void *ctx, const Game *g), void *ctx)
+static int game_done(Reader *r, int token_result, bool (*fn)(void *ctx, const Game *g), void *ctx)
 {
     if (!r->open)
         return 1;
@@ -184,7 +184,7 @@ static int read_all(Reader *r, bool (*fn)(void *ctx, const Game *g), void *ctx)
             r->at++;
         } else if (c == '[') {
             /* A tag after moves starts the next game (its result token was left out). */
-            if (r->open && r->game->nmoves > 0 && game_end(r, 2, fn, ctx) == 0)
+            if (r->open && r->game->nmoves > 0 && game_done(r, 2, fn, ctx) == 0)
                 return 0;
             if (read_tag(r) < 0)
                 return -1;
@@ -215,14 +215,14 @@ static int read_all(Reader *r, bool (*fn)(void *ctx, const Game *g), void *ctx)
             int result = result_of(token);
             if (result != 2) {
                 r->open = true;
-                if (game_end(r, result, fn, ctx) == 0)
+                if (game_done(r, result, fn, ctx) == 0)
                     return 0;
             } else if (read_move(r, token) < 0) {
                 return -1;
             }
         }
     }
-    return game_end(r, 2, fn, ctx) < 0 ? -1 : 0;
+    return game_done(r, 2, fn, ctx) < 0 ? -1 : 0;
 }
 
 int pdn_read(const Variant *v, FILE *in, const char *name, bool (*fn)(void *ctx, const Game *g), void *ctx,

@@ -133,14 +133,6 @@ static int score_from_tt(int score, int ply)
 
 /* Whether the position at the top of the hash stack occurred before since the last
  * irreversible move (`reversible` plies back), `times` times. */
-static int repetitions(const uint64_t *hashes, int n, int reversible)
-{
-    int count = 0;
-    for (int i = n - 3; i >= 0 && i >= n - 1 - reversible; i -= 2)
-        count += hashes[i] == hashes[n - 1];
-    return count;
-}
-
 static bool limits_reached(Search *s)
 {
     if (s->node_limit && s->nodes >= s->node_limit)
@@ -209,7 +201,7 @@ static int negamax(Search *s, Position *pos, int alpha, int beta, int depth, int
     if (limits_reached(s))
         return 0;
     if (ply > 0) {
-        if (reversible >= SEARCH_DRAW_PLIES || repetitions(s->hashes, s->nhashes, reversible) > 0)
+        if (reversible >= GAME_DRAW_PLIES || game_repetitions(s->hashes, s->nhashes, reversible) > 0)
             return 0;
     }
     /* At the horizon with nothing to capture, the evaluation stands (quiescence), unless the
@@ -283,8 +275,7 @@ static int negamax(Search *s, Position *pos, int alpha, int beta, int depth, int
     Move best_move = list->moves[order[0]];
     for (int k = 0; k < n; k++) {
         const Move m = s->lists[ply].moves[s->order[ply][k]];
-        bool king = (pos->kings >> m.from) & 1;
-        int child_reversible = king && !m.captured ? reversible + 1 : 0;
+        int child_reversible = game_quiet_plies(reversible, &m);
         Undo u;
         pos_make(pos, &m, &u);
         /* The child's table entry and evaluation cache entry are cache misses in large
@@ -427,17 +418,4 @@ int search_run(Search *s, const Position *root, const uint64_t *history, int nhi
         out->pv_length = 1;
     }
     return n;
-}
-
-GameEnd search_game_end(const Variant *v, const Position *pos, const uint64_t *history, int nhistory,
-                        int reversible)
-{
-    if (movegen_count(pos, v, MERGE_CAPTURED_SET) == 0)
-        return GAME_LOST;
-    if (reversible >= SEARCH_DRAW_PLIES)
-        return GAME_DRAWN_40_MOVES;
-    int count = 0;
-    for (int i = nhistory - 2; i >= 0 && i >= nhistory - reversible; i -= 2)
-        count += history[i] == pos->hash;
-    return count >= 2 ? GAME_DRAWN_REPETITION : GAME_GOES_ON;
 }

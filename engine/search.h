@@ -12,13 +12,13 @@
 #include "../db/probe.h"
 #include "../eval/eval.h"
 #include "../core/movegen.h"
+#include "../core/game.h"
 #include "../core/position.h"
 
 enum {
     SEARCH_WIN = 30000,
     SEARCH_WIN_MIN = SEARCH_WIN - 1000,   /* scores beyond this are forced game ends */
     SEARCH_MAX_PLY = 128,
-    SEARCH_DRAW_PLIES = 80,               /* 40 moves each without a capture or a man move */
 };
 
 typedef struct {
@@ -52,8 +52,8 @@ void search_free(Search *s);
 void search_clear(Search *s);
 
 /* Searches root within `limits`. `history` holds the hashes of the game's earlier positions,
- * oldest first (for repetitions), `reversible` the plies played since the last capture or man
- * move (for the 40-move rule). Fills *out (pv_length 0 and score from the evaluation if root
+ * oldest first (for repetitions), `reversible` the draw rule's count of plies in root
+ * (core/game.h). Fills *out (pv_length 0 and score from the evaluation if root
  * has no move); calls report(ctx, info) after each completed iteration if report is not NULL.
  * Returns the number of legal moves of root. */
 int search_run(Search *s, const Position *root, const uint64_t *history, int nhistory, int reversible,
@@ -64,13 +64,5 @@ int search_run(Search *s, const Position *root, const uint64_t *history, int nhi
  * stop soon: it returns its last result. The request holds until search_resume. */
 void search_stop(Search *s);
 void search_resume(Search *s);
-
-typedef enum { GAME_GOES_ON, GAME_LOST, GAME_DRAWN_40_MOVES, GAME_DRAWN_REPETITION } GameEnd;
-
-/* How the game stands in pos after the positions `history` (oldest first, pos not included):
- * lost for the side to move if it has no move, drawn after SEARCH_DRAW_PLIES reversible plies
- * or on the third occurrence of a position. */
-GameEnd search_game_end(const Variant *v, const Position *pos, const uint64_t *history, int nhistory,
-                        int reversible);
 
 #endif

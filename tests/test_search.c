@@ -111,19 +111,6 @@ Test(search, a_node_limited_search_is_deterministic)
     search_free(s);
 }
 
-Test(search, forty_moves_without_capture_or_man_move_and_a_third_repetition_draw)
-{
-    Variant v = test_variant("russian", false);
-    Position pos = test_position(&v, "W:WKa1:BKh8");
-    uint64_t history[4] = {pos.hash, 1, pos.hash, 2};
-    cr_assert_eq(search_game_end(&v, &pos, history, 0, 0), GAME_GOES_ON);
-    cr_assert_eq(search_game_end(&v, &pos, history, 0, SEARCH_DRAW_PLIES), GAME_DRAWN_40_MOVES);
-    cr_assert_eq(search_game_end(&v, &pos, history, 4, 4), GAME_DRAWN_REPETITION, "third occurrence");
-    cr_assert_eq(search_game_end(&v, &pos, history + 2, 2, 2), GAME_GOES_ON, "second occurrence only");
-    Position lost = test_position(&v, "W:Wa1:Bb2,c3");
-    cr_assert_eq(search_game_end(&v, &lost, NULL, 0, 0), GAME_LOST);
-}
-
 Test(search, beats_a_random_mover_in_at_least_95_percent_of_games, .timeout = 120)
 {
     const char *names[] = {"brazilian", "italian", "american"};
