@@ -1,10 +1,15 @@
-/* Building a database: every unit up to a piece count, in dependency order, resumable; and
- * the independent verifier that checks stored values against their successors. */
+/* Building a database: every unit up to a piece count, in dependency order, resumable
+ * (gen/gen.c); and the independent verifier that checks stored values against their
+ * successors (gen/verify.c). */
 #ifndef DAMAS_GEN_GEN_H
 #define DAMAS_GEN_GEN_H
 
 #include "../db/store.h"
 #include "solve.h"
+
+/* The chunk cache through which a low-memory build, and the verifier, read the units they do
+ * not hold (gen/gen.c, gen/verify.c). */
+#define DISK_CACHE_BYTES ((size_t)256 << 20)
 
 /* How gen_unit went: the unit was on disk (then only read), or solved and written. */
 typedef struct {
@@ -126,6 +131,12 @@ int gen_run_mpi(const Variant *v, int pieces, const char *dir, int threads, bool
  * memory). Returns the number of slices loaded in *slices. A unit file missing below the
  * largest piece count present is DAMAS_ERR_UNKNOWN, naming it. */
 int gen_load_all(const char *dir, DbSet *s, bool data, int *slices, char *err, size_t errlen);
+
+/* Of the units before `end` (gen_units order) with `pieces` pieces (and on disk: present,
+ * NULL if all are), those unit u needs are held in set (loaded from dir if they are not) and
+ * the others dropped. */
+int gen_hold_needed(DbSet *set, const Material *units, int end, const bool *present, int u, int pieces,
+                    const char *dir, char *err, size_t errlen);
 
 /* Whether gen_load_all of dir's tables (board size `board`) fits in this machine's memory. */
 bool gen_load_fits(const char *dir, int board);
