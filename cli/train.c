@@ -510,10 +510,13 @@ int cmd_train(int argc, char **argv)
     snprintf(result->meta.date, sizeof result->meta.date, "%s", date);
     if (weights_save(out, result, err, sizeof err) != DAMAS_OK)
         return cli_error(CLI_FAIL, "%s", err);
-    fclose(csv);
-    fclose(pdn);
     char elo[128];
     match_elo_text(&m, elo, sizeof elo);
+    /* A comment line gnuplot skips; scripts/plot-training.sh puts it in the plot's title. */
+    fprintf(csv, "# final match against the compiled-in weights: %d games, +%d =%d -%d, Elo %s\n", m.games, m.wins,
+            m.draws, m.losses, elo);
+    fclose(csv);
+    fclose(pdn);
     printf("trained %s weights in %.0f s: against the compiled-in weights %d games, +%d =%d -%d, Elo %s\n", v.name,
            cli_now() - t0, m.games, m.wins, m.draws, m.losses, elo);
     printf("weights: %s\nlog: %s\ngames: %s\ndata: %s\nplot: scripts/plot-training.sh %s\n", out, csv_path, pdn_path,
