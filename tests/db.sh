@@ -75,9 +75,9 @@ check probe_other_variant 1 "american" -- "$damas" probe --variant russian --db 
 check probe_no_db 1 "error: /tmp is not a damas database" -- "$damas" probe --db /tmp "W:W18:B14"
 
 # Foreign and damaged databases: a clear error, exit 1, never a crash.
-cp -r "$work/russian" "$work/holed" && rm "$work/holed/m1k0-m1k1.h5"
-check info_names_a_missing_unit 1 "lacks 1 unit file with fewer pieces, m1k0-m1k1.h5" -- "$damas" info --db "$work/holed"
-check verify_names_a_missing_unit 1 "m1k0-m1k1.h5" -- "$damas" verify --db "$work/holed"
+cp -r "$work/russian" "$work/holed" && rm "$work/holed/m1k0-m1k0.h5"
+check info_names_a_missing_unit 1 "lacks 1 unit file with fewer pieces, m1k0-m1k0.h5" -- "$damas" info --db "$work/holed"
+check verify_names_a_missing_unit 1 "m1k0-m1k0.h5" -- "$damas" verify --db "$work/holed"
 check gen_into_other_variant 1 "error: $work/american holds a american database" -- \
   "$damas" gen --variant russian --pieces 2 --out "$work/american"
 check verify_as_other_variant 1 "not russian" -- "$damas" verify --variant russian --db "$work/american"
