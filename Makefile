@@ -238,4 +238,7 @@ $(REL)/mem-latency: $(call objects,$(REL),core/memory.c tools/mem-latency.c)
 clean:
 	rm -rf build damas
 
+# Objects built on the way to a pattern target (the fuzz targets) are kept, not deleted.
+.SECONDARY:
+
 -include $(shell find build -name '*.d' 2>/dev/null)
