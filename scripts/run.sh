@@ -19,6 +19,7 @@ bash scripts/plot-training.sh "$out/weights/$variant.csv" "$out/weights/$variant
 cat <<DONE
 == done
 database:  $db  (damas probe --db $db "FEN")
+explorer:  $damas serve --db $db   (then open http://127.0.0.1:8080/)
 weights:   $out/weights/$variant.h5  (damas analyze --variant $variant --weights $out/weights/$variant.h5 "FEN")
 games:     $out/weights/$variant.pdn
 log:       $out/weights/$variant.csv
