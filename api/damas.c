@@ -60,14 +60,6 @@ PUBLIC int damas_pieces(const damas_db *db)
     return probe_pieces(db->probe);
 }
 
-static int status_of(int rc)
-{
-    return rc == DAMAS_OK            ? DAMAS_PROBE_OK
-           : rc == DAMAS_ERR_RANGE   ? DAMAS_PROBE_OUTSIDE
-           : rc == DAMAS_ERR_ILLEGAL ? DAMAS_PROBE_BAD_FEN
-                                     : DAMAS_PROBE_FAILED;
-}
-
 PUBLIC int damas_probe(damas_db *db, const char *fen, damas_value *out, char *err, size_t errlen)
 {
     Position pos;
@@ -77,7 +69,7 @@ PUBLIC int damas_probe(damas_db *db, const char *fen, damas_value *out, char *er
     int rc = probe_value(db->probe, &pos, &v, err, errlen);
     if (rc == DAMAS_OK)
         *out = (damas_value){v.wdl, v.dtw};
-    return status_of(rc);
+    return (int)answer_status(rc);
 }
 
 PUBLIC int damas_moves(damas_db *db, const char *fen, damas_move *out, int max, int *n, char *err, size_t errlen)
@@ -107,7 +99,7 @@ PUBLIC int damas_moves(damas_db *db, const char *fen, damas_move *out, int max, 
         *n = k + 1;
     }
     free(moves);
-    return status_of(rc);
+    return (int)answer_status(rc);
 }
 
 PUBLIC char *damas_probe_json(damas_db *db, const char *fen, int *status)

@@ -8,8 +8,5 @@ GameEnd game_end(const Variant *v, const Position *pos, const uint64_t *history,
         return GAME_LOST;
     if (plies >= GAME_DRAW_PLIES)
         return GAME_DRAWN_40_MOVES;
-    int count = 0;
-    for (int i = nhistory - 2; i >= 0 && i >= nhistory - plies; i -= 2)
-        count += history[i] == pos->hash;
-    return count >= 2 ? GAME_DRAWN_REPETITION : GAME_GOES_ON;
+    return game_occurrences(history, nhistory, pos->hash, plies) >= 2 ? GAME_DRAWN_REPETITION : GAME_GOES_ON;
 }

@@ -18,14 +18,20 @@ static inline int game_quiet_plies(int plies, const Move *m)
     return m->captured || (m->flags & MOVE_PROMOTES) ? 0 : plies + 1;
 }
 
-/* How often the last of hashes[0..n) occurs before it with the same side to move, at most
- * `plies` plies back (no position before a capture or a promotion can repeat). */
-static inline int game_repetitions(const uint64_t *hashes, int n, int plies)
+/* How often `hash`, the position after history[0..n), occurs in history with the same side to
+ * move, at most `plies` plies back (no position before a capture or a promotion can repeat). */
+static inline int game_occurrences(const uint64_t *history, int n, uint64_t hash, int plies)
 {
     int count = 0;
-    for (int i = n - 3; i >= 0 && i >= n - 1 - plies; i -= 2)
-        count += hashes[i] == hashes[n - 1];
+    for (int i = n - 2; i >= 0 && i >= n - plies; i -= 2)
+        count += history[i] == hash;
     return count;
+}
+
+/* How often the last of hashes[0..n) occurs before it (game_occurrences). */
+static inline int game_repetitions(const uint64_t *hashes, int n, int plies)
+{
+    return game_occurrences(hashes, n - 1, hashes[n - 1], plies);
 }
 
 /* How the game stands in pos after the positions `history` (oldest first, pos not included),

@@ -21,6 +21,14 @@ typedef struct {
     int nline;
 } Answer;
 
+AnswerStatus answer_status(int rc)
+{
+    return rc == DAMAS_OK            ? ANSWER_OK
+           : rc == DAMAS_ERR_RANGE   ? ANSWER_OUTSIDE
+           : rc == DAMAS_ERR_ILLEGAL ? ANSWER_BAD_FEN
+                                     : ANSWER_FAILED;
+}
+
 static void answer_probe(DbProbe *p, const char *fen, Answer *a)
 {
     a->nmoves = a->nline = 0;
@@ -31,7 +39,7 @@ static void answer_probe(DbProbe *p, const char *fen, Answer *a)
     else if ((rc = probe_value(p, &a->pos, &a->value, a->err, sizeof a->err)) != DAMAS_OK ||
              (rc = probe_moves(p, &a->pos, a->moves, &a->nmoves, a->err, sizeof a->err)) != DAMAS_OK ||
              (rc = probe_line(p, &a->pos, a->line, LINE_MAX_PLIES, &a->nline, a->err, sizeof a->err)) != DAMAS_OK)
-        a->status = rc == DAMAS_ERR_RANGE ? ANSWER_OUTSIDE : rc == DAMAS_ERR_ILLEGAL ? ANSWER_BAD_FEN : ANSWER_FAILED;
+        a->status = answer_status(rc);
 }
 
 static const char *wdl_name(int wdl)

@@ -20,6 +20,10 @@ typedef enum {
     ANSWER_FAILED,     /* a damaged or unreadable file, out of memory */
 } AnswerStatus;
 
+/* The answer a probe error code (DamasStatus) stands for: DAMAS_ERR_RANGE is outside the
+ * database, DAMAS_ERR_ILLEGAL a position that cannot arise, anything else a failure. */
+AnswerStatus answer_status(int rc);
+
 /* The answer for fen as a JSON object without a final newline, in a string the caller frees;
  * the outcome in *status (an error answer is still JSON). NULL if memory runs out. */
 char *answer_json(DbProbe *p, const char *fen, AnswerStatus *status);

@@ -21,19 +21,11 @@ import time
 import urllib.parse
 import urllib.request
 
+from checks import check, finish
+
 damas, russian_db, spanish_db = sys.argv[1:4]
 shot = sys.argv[4] if len(sys.argv) > 4 else None
 shot_fen = sys.argv[5] if len(sys.argv) > 5 else "W:WKc3,e3:Bd8"
-passed = failed = 0
-
-
-def check(name, cond, detail=""):
-    global passed, failed
-    if cond:
-        passed += 1
-    else:
-        failed += 1
-        print(f"FAIL {name}: {detail}"[:800])
 
 
 class Browser:
@@ -197,5 +189,4 @@ finally:
         browser.close()
     server.terminate()
     server.wait(timeout=10)
-print(f"{passed} passed, {failed} failed")
-sys.exit(1 if failed else 0)
+finish()

@@ -20,17 +20,9 @@ import urllib.error
 import urllib.parse
 import urllib.request
 
+from checks import check, finish
+
 damas, dirs = sys.argv[1], sys.argv[2:]
-passed = failed = 0
-
-
-def check(name, cond, detail=""):
-    global passed, failed
-    if cond:
-        passed += 1
-    else:
-        failed += 1
-        print(f"FAIL {name}: {detail}"[:800])
 
 
 def get(base, path, method="GET", data=None):
@@ -125,5 +117,4 @@ finally:
     except subprocess.TimeoutExpired:
         server.kill()
 check("stops_on_sigterm", server.returncode == 0, f"exit {server.returncode}: {server.stderr.read()[-300:]}")
-print(f"{passed} passed, {failed} failed")
-sys.exit(1 if failed else 0)
+finish()

@@ -17,6 +17,7 @@
 #include "assets.h"
 
 static const char json_type[] = "application/json";
+static const char no_memory[] = "{\"error\":\"out of memory\"}";
 
 /* A reply built with stdio on a growing string. */
 typedef struct {
@@ -35,7 +36,6 @@ static bool body_open(Body *b)
 /* Ends b into *r with `status`; a failure to build it becomes 503. */
 static void body_reply(Body *b, int status, ServeReply *r)
 {
-    static const char no_memory[] = "{\"error\":\"out of memory\"}";
     bool failed = ferror(b->out) != 0;
     if (fclose(b->out) != 0 || failed) {
         free(b->buf);
@@ -56,7 +56,6 @@ static void reply_error(ServeReply *r, int status, const char *fmt, ...)
     va_end(ap);
     Body b;
     if (!body_open(&b)) {
-        static const char no_memory[] = "{\"error\":\"out of memory\"}";
         *r = (ServeReply){503, json_type, no_memory, sizeof no_memory - 1, false};
         return;
     }
