@@ -131,9 +131,9 @@ static int read_openings(const char *path, const Variant *v, Position **out)
     int first;
     while ((first = fgetc(f)) != EOF && isspace(first))
         ;
-    if (first == '[')
-        return rewind(f), read_pdn_openings(f, path, v, out);
     rewind(f);
+    if (first == '[')
+        return read_pdn_openings(f, path, v, out);
     int n = 0, cap = 64, line = 0;
     Position *list = malloc((size_t)cap * sizeof *list);
     char buf[NOTATION_FEN_MAX + 2], err[512];

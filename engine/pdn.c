@@ -141,17 +141,14 @@ static int read_tag(Reader *r)
 
 static int read_move(Reader *r, char *token)
 {
-    /* "12." or "12..." before a move, or alone. */
+    /* "12.", "12..." or "..." before a move, or alone. */
     char *p = token;
     while (isdigit((unsigned char)*p))
         p++;
-    if (p > token && *p == '.') {
+    if (*p == '.') {
         while (*p == '.')
             p++;
         token = p;
-    } else if (*token == '.') {
-        while (*token == '.')
-            token++;
     }
     size_t len = strlen(token);
     while (len > 0 && (token[len - 1] == '!' || token[len - 1] == '?' || token[len - 1] == '+'))
