@@ -43,6 +43,14 @@ bool cli_weights(const char *arg, const Variant *v, Weights *out);
     "                else, with a warning, the compiled-in ones; 'builtin': the compiled-in weights;\n" \
     "                'material': their material weights only\n"
 
+/* --rules NAME (variant_set_draw_rules) applied to *v; NULL keeps the default. Prints the
+ * error itself. */
+bool cli_draw_rules(const char *name, Variant *v);
+
+#define CLI_RULES_HELP                                                                             \
+    "  --rules R     the draw rules: 'default' (40 moves by each side without a capture or a\n"    \
+    "                promotion, threefold repetition) or 'official' (the federation's: README)\n"
+
 /* A search score as text: "+0.35" (men) or "win in 7" / "loss in 6" (plies). */
 void cli_score_text(int score, char *buf, size_t len);
 

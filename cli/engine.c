@@ -238,7 +238,7 @@ int cmd_analyze(int argc, char **argv)
     }
     SearchInfo info;
     AnalyzeCtx ctx = {&v, &pos};
-    int n = search_run(s, &pos, NULL, 0, 0, &a.limits, &info, analyze_report, &ctx);
+    int n = search_run(s, &pos, NULL, 0, (GameClock){0, 0}, &a.limits, &info, analyze_report, &ctx);
     if (n == 0) {
         printf("no legal move: the side to move has lost\n");
     } else {
@@ -356,7 +356,7 @@ int cmd_bench(int argc, char **argv)
         if (limits.depth < 1)
             limits.depth = 1;
         SearchInfo info;
-        search_run(s, &pos, NULL, 0, 0, &limits, &info, NULL, NULL);
+        search_run(s, &pos, NULL, 0, (GameClock){0, 0}, &limits, &info, NULL, NULL);
         char fen[NOTATION_FEN_MAX], score[32];
         notation_fen_write(&v, &pos, NOTATION_NATIVE, fen);
         cli_score_text(info.score, score, sizeof score);

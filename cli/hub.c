@@ -14,20 +14,19 @@
 #include "../core/variant.h"
 #include "cli.h"
 
-enum { HUB_MAX_GAME = 1024, HUB_TT_MB_MAX = 65536 };
+enum { HUB_TT_MB_MAX = 65536 };
 
 typedef struct {
     pthread_mutex_t out;          /* one writer at a time on stdout */
-    char variant[32], weights[1024], db[1024];
+    char variant[32], weights[1024], db[1024], rules[16];
     uint64_t tt_mb;
     bool ready;
     Variant v;
     Weights w;
     DbProbe *probe;
     Search *search;
-    Position pos;
-    uint64_t hashes[HUB_MAX_GAME];
-    int nhashes, reversible;
+    GameLog game;                 /* the position to search, after the game's moves */
+    GameLog next;                 /* a `pos` being read (the game stays as it was if it is bad) */
     SearchLimits limits;
     pthread_t thread;
     bool searching;
@@ -52,23 +51,18 @@ static bool hub_set_position(Hub *h, const char *text, const char *moves)
     Position pos;
     if (!hub_position_parse(&h->v, text, &pos))
         return false;
-    h->nhashes = 0;
-    h->reversible = 0;
+    game_begin(&h->next, &pos);
     if (moves && *moves) {
         char buf[8192];
         snprintf(buf, sizeof buf, "%s", moves);
         char *save = NULL;
         for (char *t = strtok_r(buf, " ", &save); t; t = strtok_r(NULL, " ", &save)) {
             Move m;
-            if (!hub_move_parse(&h->v, &pos, t, &m) || h->nhashes >= HUB_MAX_GAME)
+            if (!hub_move_parse(&h->v, game_pos(&h->next), t, &m) || !game_play(&h->next, &m))
                 return false;
-            h->reversible = game_quiet_plies(h->reversible, &m);
-            h->hashes[h->nhashes++] = pos.hash;
-            Undo u;
-            pos_make(&pos, &m, &u);
         }
     }
-    h->pos = pos;
+    h->game = h->next;
     return true;
 }
 
@@ -94,7 +88,7 @@ static void *hub_think(void *arg)
 {
     Hub *h = arg;
     SearchInfo info;
-    int n = search_run(h->search, &h->pos, h->hashes, h->nhashes, h->reversible, &h->limits, &info, hub_report, h);
+    int n = search_game(h->search, &h->game, &h->limits, &info, hub_report, h);
     if (n == 0) {
         hub_say(h, "error message=\"the position has no legal move\"");
         hub_say(h, "done");
@@ -123,7 +117,8 @@ static void hub_stop(Hub *h)
 
 static bool hub_init(Hub *h, char *err, size_t errlen)
 {
-    if (variant_lookup(h->variant, false, &h->v, err, errlen) != DAMAS_OK)
+    if (variant_lookup(h->variant, false, &h->v, err, errlen) != DAMAS_OK ||
+        variant_set_draw_rules(&h->v, h->rules, err, errlen) != DAMAS_OK)
         return false;
     if (!h->weights[0] || !strcmp(h->weights, "default") || !strcmp(h->weights, "builtin")) {
         if (!cli_weights(h->weights[0] ? h->weights : NULL, &h->v, &h->w)) {
@@ -142,8 +137,9 @@ static bool hub_init(Hub *h, char *err, size_t errlen)
         snprintf(err, errlen, "out of memory for the search");
         return false;
     }
-    pos_start(&h->pos, &h->v);
-    h->nhashes = h->reversible = 0;
+    Position start;
+    pos_start(&start, &h->v);
+    game_begin(&h->game, &start);
     h->limits = (SearchLimits){.seconds = 1.0};
     return true;
 }
@@ -152,8 +148,8 @@ int cmd_hub(int argc, char **argv)
 {
     if (argc > 1 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
         puts("usage: damas hub\n\nSpeaks the Hub protocol (version 2, as Scan 3) on standard input and output, for\n"
-             "GUIs and pydraughts. Parameters: variant, weights (a file or default), db (a database\n"
-             "directory or empty), tt-mb.");
+             "GUIs and pydraughts. Parameters: variant, rules (default or official: the draw rules),\n"
+             "weights (a file or default), db (a database directory or empty), tt-mb.");
         return CLI_OK;
     }
     Hub *h = calloc(1, sizeof *h);
@@ -162,6 +158,7 @@ int cmd_hub(int argc, char **argv)
     pthread_mutex_init(&h->out, NULL);
     snprintf(h->variant, sizeof h->variant, "international");
     snprintf(h->weights, sizeof h->weights, "default");
+    snprintf(h->rules, sizeof h->rules, "default");
     h->tt_mb = 64;
     char line[16384], err[1024];
     while (fgets(line, sizeof line, stdin)) {
@@ -174,6 +171,7 @@ int cmd_hub(int argc, char **argv)
             hub_say(h, "id name=damas version=%s author=\"damas developers\"", DAMAS_VERSION_TEXT);
             hub_say(h, "param name=variant value=%s type=enum values=\"%s\"", h->variant,
                     "brazilian russian spanish czech italian american international");
+            hub_say(h, "param name=rules value=%s type=enum values=\"default official\"", h->rules);
             hub_say(h, "param name=weights value=\"%s\" type=string", h->weights);
             hub_say(h, "param name=db value=\"%s\" type=string", h->db);
             hub_say(h, "param name=tt-mb value=%llu type=int min=1 max=%d", (unsigned long long)h->tt_mb,
@@ -185,6 +183,8 @@ int cmd_hub(int argc, char **argv)
                 hub_say(h, "error message=\"set-param needs name and value\"");
             else if (!strcmp(name, "variant"))
                 snprintf(h->variant, sizeof h->variant, "%s", value);
+            else if (!strcmp(name, "rules"))
+                snprintf(h->rules, sizeof h->rules, "%s", value);
             else if (!strcmp(name, "weights"))
                 snprintf(h->weights, sizeof h->weights, "%s", value);
             else if (!strcmp(name, "db"))

@@ -94,6 +94,16 @@ bool cli_variant(const char *name, bool optional_capture, Variant *out)
     return true;
 }
 
+bool cli_draw_rules(const char *name, Variant *v)
+{
+    char err[256];
+    if (name && variant_set_draw_rules(v, name, err, sizeof err) != DAMAS_OK) {
+        cli_error(CLI_USAGE, "--rules: %s", err);
+        return false;
+    }
+    return true;
+}
+
 double cli_now(void)
 {
     struct timespec ts;

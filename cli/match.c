@@ -16,7 +16,7 @@
 static const char match_help[] =
     "usage: damas match --variant V [--optional-capture] --a W1 --b W2 --games N\n"
     "                   (--nodes K | --depth D | --time S) [--openings FILE] [--threads T] [--pdn FILE]\n"
-    "                   [--db DIR] [--seed S]\n"
+    "                   [--db DIR] [--seed S] [--rules R]\n"
     "\n"
     "Plays N games between two players, each opening twice with the colours swapped, games in\n"
     "parallel, and prints the wins, draws and losses of A and the Elo difference A - B with its\n"
@@ -29,6 +29,7 @@ static const char match_help[] =
     "and moves), or the built-in set (the positions a few plies from the start, as many as there\n"
     "are game pairs, so no pair repeats another).\n"
     "\n"
+    "\n" CLI_RULES_HELP "\n"
     "  damas match --variant russian --a default --b 'hub:/opt/damas-0.2/damas hub' --games 400 --time 0.1\n";
 
 #define PLAY_COMMANDS                                                                              \
@@ -40,10 +41,10 @@ static const char match_help[] =
 
 static const char play_help[] =
     "usage: damas play --variant V [--optional-capture] [--weights W] [--db DIR] [--depth D | --time S]\n"
-    "                  [--black] [--fen FEN]\n"
+    "                  [--black] [--fen FEN] [--rules R]\n"
     "\n"
     "A game against the engine in the terminal. Type moves in the variant's notation; also:\n"
-    PLAY_COMMANDS;
+    PLAY_COMMANDS "\n" CLI_RULES_HELP;
 
 typedef struct {
     const char *spec;
@@ -183,7 +184,8 @@ static void match_progress(void *ctx, int done)
 
 int cmd_match(int argc, char **argv)
 {
-    const char *variant = NULL, *a = NULL, *b = NULL, *openings = NULL, *pdn = NULL, *db_dir = NULL, *value;
+    const char *variant = NULL, *a = NULL, *b = NULL, *openings = NULL, *pdn = NULL, *db_dir = NULL, *value,
+               *rules = NULL;
     bool optional = false;
     uint64_t games = 0, threads = 1, seed = 1, n;
     SearchLimits limits = {0};
@@ -195,6 +197,8 @@ int cmd_match(int argc, char **argv)
             variant = value;
         } else if (!strcmp(argv[i], "--optional-capture")) {
             optional = true;
+        } else if ((value = cli_option(argc, argv, &i, "--rules"))) {
+            rules = value;
         } else if ((value = cli_option(argc, argv, &i, "--a"))) {
             a = value;
         } else if ((value = cli_option(argc, argv, &i, "--b"))) {
@@ -232,7 +236,7 @@ int cmd_match(int argc, char **argv)
         }
     }
     Variant v;
-    if (!cli_variant(variant, optional, &v))
+    if (!cli_variant(variant, optional, &v) || !cli_draw_rules(rules, &v))
         return CLI_USAGE;
     if (!a || !b || !games)
         return cli_error(CLI_USAGE, "--a, --b and --games are required (see damas match --help)");
@@ -359,7 +363,7 @@ static void explain_illegal(const Variant *v, const Position *pos, const char *w
 
 int cmd_play(int argc, char **argv)
 {
-    const char *variant = NULL, *weights = NULL, *db_dir = NULL, *fen = NULL, *value;
+    const char *variant = NULL, *weights = NULL, *db_dir = NULL, *fen = NULL, *rules = NULL, *value;
     bool optional = false, human_black = false;
     SearchLimits limits = {.seconds = 2.0};
     uint64_t n;
@@ -371,6 +375,8 @@ int cmd_play(int argc, char **argv)
             variant = value;
         } else if ((value = cli_option(argc, argv, &i, "--weights"))) {
             weights = value;
+        } else if ((value = cli_option(argc, argv, &i, "--rules"))) {
+            rules = value;
         } else if ((value = cli_option(argc, argv, &i, "--db"))) {
             db_dir = value;
         } else if ((value = cli_option(argc, argv, &i, "--fen"))) {
@@ -398,7 +404,7 @@ int cmd_play(int argc, char **argv)
     char err[1024];
     if (!w)
         return cli_error(CLI_FAIL, "out of memory");
-    if (!cli_variant(variant, optional, &v)) {
+    if (!cli_variant(variant, optional, &v) || !cli_draw_rules(rules, &v)) {
         free(w);
         return CLI_USAGE;
     }
@@ -421,44 +427,46 @@ int cmd_play(int argc, char **argv)
     if (!s)
         return cli_error(CLI_FAIL, "out of memory");
     int human = human_black ? BLACK : WHITE;
-    /* The game: its moves (those beyond `ply` can be redone), the positions and hashes before
-     * each, the reversible-ply counter. */
+    /* The game as played (log: positions, hashes, counts; moves beyond log->n can be redone),
+     * and as saved. */
     Game *game = calloc(1, sizeof *game);
-    Position *past = malloc((MATCH_MAX_PLIES + 1) * sizeof *past);
-    uint64_t hashes[MATCH_MAX_PLIES + 1];
-    int reversible[MATCH_MAX_PLIES + 1], ply = 0, last = 0;
-    if (!game || !past) {
+    GameLog *log = malloc(sizeof *log);
+    if (!game || !log) {
         free(game);
-        free(past);
+        free(log);
         search_free(s);
         return cli_error(CLI_FAIL, "out of memory");
     }
     game->start = pos;
-    reversible[0] = 0;
-    past[0] = pos;
+    game_begin(log, &pos);
     char line[512];
     bool over = false, resigned = false;
+    printf("draw rules: %s (%s)\n", v.draw->name, v.draw->source);
     draw_board(&v, &pos);
     for (;;) {
-        GameEnd end = game_end(&v, &pos, hashes, ply, reversible[ply]);
+        pos = *game_pos(log);
+        int ply = log->n;
+        const char *reason;
+        GameEnd end = game_end(&v, log, &reason);
         if (!over && (end != GAME_GOES_ON || resigned || ply >= MATCH_MAX_PLIES)) {
             over = true;
             game->result = RESULT_DRAW;
             if (resigned || end == GAME_LOST)
                 game->result = (resigned ? human : pos.side) == WHITE ? RESULT_BLACK : RESULT_WHITE;
-            game->reason = resigned ? "resigned" : end == GAME_LOST ? "no move" : end == GAME_DRAWN_40_MOVES ? "40 moves"
-                           : end == GAME_GOES_ON ? "move limit" : "repetition";
-            printf("game over: %s (undo, save FILE.pdn or quit)\n",
-                   resigned ? "you resigned"
-                   : end == GAME_LOST ? (pos.side == human ? "you lose (no move)" : "you win (no move)")
-                   : end == GAME_DRAWN_40_MOVES ? "draw (40-move rule)"
-                   : end == GAME_GOES_ON        ? "draw (move limit)"
-                                                : "draw (third repetition)");
+            game->reason = resigned ? "resigned" : end == GAME_GOES_ON ? "move limit" : reason;
+            if (resigned)
+                printf("game over: you resigned");
+            else if (end == GAME_LOST)
+                printf("game over: %s", pos.side == human ? "you lose (no move)" : "you win (no move)");
+            else
+                printf("game over: draw (%s)", end == GAME_GOES_ON ? "move limit"
+                                                : end == GAME_DRAWN_REPETITION ? "third repetition" : reason);
+            printf(" (undo, save FILE.pdn or quit)\n");
         }
         Move m;
         if (!over && pos.side != human) {
             SearchInfo info;
-            search_run(s, &pos, hashes, ply, reversible[ply], &limits, &info, NULL, NULL);
+            search_game(s, log, &limits, &info, NULL, NULL);
             char text[NOTATION_MOVE_MAX], score[32];
             notation_move_write(&v, &pos, &info.pv[0], NOTATION_NATIVE, text);
             /* The score is the engine's; say whose side it favours. */
@@ -487,7 +495,8 @@ int cmd_play(int argc, char **argv)
             }
             if (!strncmp(line, "save ", 5)) {
                 FILE *f = fopen(line + 5, "w");
-                game->nmoves = ply;
+                game->nmoves = ply < MATCH_MAX_PLIES ? ply : MATCH_MAX_PLIES;
+                memcpy(game->moves, log->moves, (size_t)game->nmoves * sizeof *log->moves);
                 if (!over)
                     game->result = RESULT_DRAW, game->reason = "unfinished";
                 if (f) {
@@ -506,15 +515,14 @@ int cmd_play(int argc, char **argv)
                 int to = ply;
                 do
                     to += undo ? -1 : 1;
-                while (to >= 0 && to <= last && past[to].side != human);
-                if (to < 0 || to > last) {
+                while (to >= 0 && to <= log->last && log->pos[to].side != human);
+                if (to < 0 || to > log->last) {
                     printf("nothing to %s\n", line);
                     continue;
                 }
-                ply = to;
-                pos = past[ply];
+                game_goto(log, to);
                 over = resigned = false;
-                draw_board(&v, &pos);
+                draw_board(&v, game_pos(log));
                 continue;
             }
             if (over) {
@@ -534,7 +542,7 @@ int cmd_play(int argc, char **argv)
             }
             if (!strcmp(line, "hint")) {
                 SearchInfo info;
-                search_run(s, &pos, hashes, ply, reversible[ply], &limits, &info, NULL, NULL);
+                search_game(s, log, &limits, &info, NULL, NULL);
                 char text[NOTATION_MOVE_MAX], score[32];
                 notation_move_write(&v, &pos, &info.pv[0], NOTATION_NATIVE, text);
                 cli_score_text(info.score, score, sizeof score);
@@ -560,17 +568,11 @@ int cmd_play(int argc, char **argv)
                 continue;
             }
         }
-        hashes[ply] = pos.hash;
-        game->moves[ply] = m;
-        Undo u;
-        pos_make(&pos, &m, &u);
-        reversible[ply + 1] = game_quiet_plies(reversible[ply], &m);
-        past[++ply] = pos;
-        last = ply;   /* a new move forgets the moves that could have been redone */
-        draw_board(&v, &pos);
+        game_play(log, &m);   /* (a new move forgets the moves that could have been redone) */
+        draw_board(&v, game_pos(log));
     }
     free(game);
-    free(past);
+    free(log);
     search_free(s);
     probe_close(db);
     free(w);

@@ -39,6 +39,29 @@ struct Rules {
     bool optional_capture;       /* house rule: a plain move is legal beside a capture */
 };
 
+/* A count of moves in a set of endings: the game is drawn once `plies` plies have passed
+ * without a capture or a promotion while the material is in the set. */
+typedef struct {
+    uint8_t min_pieces, max_pieces;   /* on the board, both sides together */
+    bool lone_king;                   /* one side has a single king and nothing else */
+    bool both_kings;                  /* each side has at least one king */
+    bool only_kings;                  /* every piece on the board is a king */
+    uint8_t plies;
+    const char *name;                 /* the reason a game ends, e.g. "16-move ending" */
+} DrawCount;
+
+/* When a game is drawn besides the side to move having no move (game.h applies them). */
+typedef struct {
+    const char *name;        /* "default" or "official" */
+    uint8_t quiet_plies;     /* plies without a capture or a promotion that draw; 0: no such rule */
+    uint8_t king_plies;      /* plies without a capture or a man's move that draw; 0: none */
+    const char *quiet_name, *king_name;   /* the reasons they give */
+    uint8_t repetition;      /* the occurrence of a position (same side to move) that draws */
+    uint8_t ncounts;
+    DrawCount count[4];
+    const char *source;      /* where the rule is written */
+} DrawRules;
+
 /* How a variant labels squares (shared/RULES.md, Notation). */
 typedef enum {
     NUMBERING_STANDARD,  /* square 1 = b8 (b10), left to right, top to bottom; a1 dark */
@@ -54,12 +77,18 @@ struct Variant {
     Numbering numbering;
     bool writes_algebraic;       /* its own notation uses a1..h8 */
     char capture_sep;            /* 'x', or ':' in Russian */
+    const DrawRules *draw;       /* the draw rule in force (the default one unless set) */
 };
 
 /* The variant named `name` (an alias such as "english" included), with the optional-capture
  * house rule if `optional_capture`; written to *out. Returns DAMAS_OK, DAMAS_ERR_UNKNOWN for
  * an unknown name, DAMAS_ERR_ILLEGAL for optional capture on 10x10 (with a message in err). */
 int variant_lookup(const char *name, bool optional_capture, Variant *out, char *err, size_t errlen);
+
+/* Sets the draw rule of *v: "default" (40 moves by each side without a capture or a promotion,
+ * threefold repetition: the rule of the seeds for every variant) or "official" (the
+ * federation's rules, where damas knows them). DAMAS_ERR_UNKNOWN for another name. */
+int variant_set_draw_rules(Variant *v, const char *name, char *err, size_t errlen);
 
 /* The built-in variant `id` with its official rules. Static data, thread-safe. */
 const Variant *variant_get(VariantId id);

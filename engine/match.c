@@ -25,61 +25,64 @@ int match_game(const Variant *v, const Position *start, const Player players[2],
     out->nmoves = 0;
     out->result = RESULT_DRAW;
     out->reason = "engine error";
-    Position pos = *start;
-    uint64_t hashes[MATCH_MAX_PLIES + 1];
-    int reversible = 0;
+    GameLog *g = malloc(sizeof *g);
+    if (!g) {
+        snprintf(err, errlen, "out of memory for a game");
+        return DAMAS_ERR_NOMEM;
+    }
+    game_begin(g, start);
+    int rc = DAMAS_OK;
     for (int c = 0; c < 2; c++) {
         if (seats[c].search)
             search_clear(seats[c].search);
         if (seats[c].hub && hub_engine_new_game(seats[c].hub, err, errlen) != DAMAS_OK)
-            return DAMAS_ERR_ILLEGAL;
+            rc = DAMAS_ERR_ILLEGAL;
     }
-    for (;;) {
-        GameEnd end = game_end(v, &pos, hashes, out->nmoves, reversible);
+    while (rc == DAMAS_OK) {
+        const Position *pos = game_pos(g);
+        const char *reason;
+        GameEnd end = game_end(v, g, &reason);
         if (end == GAME_LOST) {
-            out->result = pos.side == WHITE ? RESULT_BLACK : RESULT_WHITE;
-            out->reason = "no move";
-            return DAMAS_OK;
+            out->result = pos->side == WHITE ? RESULT_BLACK : RESULT_WHITE;
+            out->reason = reason;
+            break;
         }
         if (end != GAME_GOES_ON || out->nmoves >= MATCH_MAX_PLIES) {
             out->result = RESULT_DRAW;
-            out->reason = end == GAME_DRAWN_40_MOVES ? "40 moves" : end == GAME_DRAWN_REPETITION ? "repetition"
-                                                                                                 : "move limit";
-            return DAMAS_OK;
+            out->reason = end != GAME_GOES_ON ? reason : "move limit";
+            break;
         }
         int wdl;
-        if (db_pieces && pos_count(pos.pieces[0] | pos.pieces[1]) <= db_pieces && !movegen_has_capture(&pos, v) &&
-            probe_wdl(adjudicate, &pos, &wdl, NULL, 0) == DAMAS_OK) {
-            out->result = wdl == DB_DRAW ? RESULT_DRAW : (wdl == DB_WIN) == (pos.side == WHITE) ? RESULT_WHITE
-                                                                                               : RESULT_BLACK;
+        if (db_pieces && pos_count(pos->pieces[0] | pos->pieces[1]) <= db_pieces && !movegen_has_capture(pos, v) &&
+            probe_wdl(adjudicate, pos, &wdl, NULL, 0) == DAMAS_OK) {
+            out->result = wdl == DB_DRAW ? RESULT_DRAW : (wdl == DB_WIN) == (pos->side == WHITE) ? RESULT_WHITE
+                                                                                                : RESULT_BLACK;
             out->reason = "database";
-            return DAMAS_OK;
+            break;
         }
         Move m;
         int score = MATCH_NO_SCORE;
-        const Seat *seat = &seats[pos.side];
-        if (players[pos.side].hub) {
-            int rc = hub_engine_play(seat->hub, &out->start, out->moves, out->nmoves, limits->seconds, &m, err,
-                                     errlen);
+        const Seat *seat = &seats[pos->side];
+        if (players[pos->side].hub) {
+            rc = hub_engine_play(seat->hub, &out->start, out->moves, out->nmoves, limits->seconds, &m, err, errlen);
             if (rc != DAMAS_OK)
-                return rc;
-        } else if (!players[pos.side].w) {
+                break;
+        } else if (!players[pos->side].w) {
             MoveList list;
-            int n = movegen_moves(&pos, v, &list);
+            int n = movegen_moves(pos, v, &list);
             m = list.moves[next_random(&seed) % (uint64_t)n];
         } else {
             SearchInfo info;
-            search_run(seat->search, &pos, hashes, out->nmoves, reversible, limits, &info, NULL, NULL);
+            search_game(seat->search, g, limits, &info, NULL, NULL);
             m = info.pv[0];
             score = info.score < -32767 ? -32767 : info.score > 32767 ? 32767 : info.score;
         }
         out->scores[out->nmoves] = (int16_t)score;
-        reversible = game_quiet_plies(reversible, &m);
-        hashes[out->nmoves] = pos.hash;
         out->moves[out->nmoves++] = m;
-        Undo u;
-        pos_make(&pos, &m, &u);
+        game_play(g, &m);
     }
+    free(g);
+    return rc;
 }
 
 int match_a_colour(const Position *openings, int nopen, int g)

@@ -30,13 +30,14 @@ typedef struct {
     Move moves[MATCH_MAX_PLIES];
     int16_t scores[MATCH_MAX_PLIES];   /* the mover's search score before each move; MATCH_NO_SCORE if none */
     GameResult result;
-    const char *reason;      /* "no move", "40 moves", "repetition", "move limit", "database" */
+    const char *reason;      /* "no move", the draw rule's ("40 moves", ...), "repetition", "move limit",
+                              * "database" */
 } Game;
 
 /* Plays one game from start: `players[c]` plays colour c from `seats[c]` (its Search, cleared
  * before the game, or its Hub engine, told a new game starts); each move is limited by
  * `limits` (a Hub engine gets limits->seconds); the random mover draws from `seed`. Ends on no
- * move (loss), the 40-move rule, a third repetition, MATCH_MAX_PLIES (a draw), or, with
+ * move (loss), the variant's draw rule, MATCH_MAX_PLIES (a draw), or, with
  * `adjudicate`, as soon as the database covers a position without a capture to make (its value
  * decides). Deterministic for node or depth limits without Hub engines. Returns DAMAS_OK, or
  * the error of a Hub engine that failed (with a message; *out then holds the game so far). */

@@ -131,8 +131,7 @@ static int score_from_tt(int score, int ply)
     return score > SEARCH_WIN_MIN ? score - ply : score < -SEARCH_WIN_MIN ? score + ply : score;
 }
 
-/* Whether the position at the top of the hash stack occurred before since the last
- * irreversible move (`reversible` plies back), `times` times. */
+/* Whether a node or time limit or a stop request has been reached (then s->stop is set). */
 static bool limits_reached(Search *s)
 {
     if (s->node_limit && s->nodes >= s->node_limit)
@@ -192,16 +191,16 @@ static bool threatened(const Search *s, const Position *pos)
 }
 
 /* The score of pos for the side to move within (alpha, beta), searched `depth` plies (and
- * captures beyond), `ply` plies from the root, `reversible` plies since a capture or a man move;
+ * captures beyond), `ply` plies from the root, `clock` the draw rule's counts;
  * `prune` allows ProbCut below. */
-static int negamax(Search *s, Position *pos, int alpha, int beta, int depth, int ply, int reversible, bool prune)
+static int negamax(Search *s, Position *pos, int alpha, int beta, int depth, int ply, GameClock clock, bool prune)
 {
     s->nodes++;
     s->pv_length[ply] = ply;
     if (limits_reached(s))
         return 0;
     if (ply > 0) {
-        if (reversible >= GAME_DRAW_PLIES || game_repetitions(s->hashes, s->nhashes, reversible) > 0)
+        if (game_draw_rule(s->v, pos, clock) || game_repetitions(s->hashes, s->nhashes, clock.reversible) > 0)
             return 0;
     }
     /* At the horizon with nothing to capture, the evaluation stands (quiescence), unless the
@@ -253,7 +252,7 @@ static int negamax(Search *s, Position *pos, int alpha, int beta, int depth, int
     if (prune && !pv_node && depth >= 3 && !capture && ply > 0 && beta > -SEARCH_WIN_MIN &&
         beta + margin < SEARCH_WIN_MIN) {
         int pc_beta = beta + margin;
-        int score = negamax(s, pos, pc_beta - 1, pc_beta, depth * PROBCUT_DEPTH / 10, ply + 1, reversible, false);
+        int score = negamax(s, pos, pc_beta - 1, pc_beta, depth * PROBCUT_DEPTH / 10, ply + 1, clock, false);
         if (s->stop)
             return 0;
         if (score >= pc_beta)
@@ -275,7 +274,7 @@ static int negamax(Search *s, Position *pos, int alpha, int beta, int depth, int
     Move best_move = list->moves[order[0]];
     for (int k = 0; k < n; k++) {
         const Move m = s->lists[ply].moves[s->order[ply][k]];
-        int child_reversible = game_quiet_plies(reversible, &m);
+        GameClock child_clock = game_clock_after(clock, pos, &m);
         Undo u;
         pos_make(pos, &m, &u);
         /* The child's table entry and evaluation cache entry are cache misses in large
@@ -285,14 +284,14 @@ static int negamax(Search *s, Position *pos, int alpha, int beta, int depth, int
         s->hashes[s->nhashes++] = pos->hash;
         int score;
         if (k == 0) {
-            score = -negamax(s, pos, -beta, -alpha, next_depth, ply + 1, child_reversible, prune);
+            score = -negamax(s, pos, -beta, -alpha, next_depth, ply + 1, child_clock, prune);
         } else {
             int r = reduction(s, pos, &m, depth, k, pv_node, capture);
-            score = -negamax(s, pos, -alpha - 1, -alpha, next_depth - r, ply + 1, child_reversible, prune);
+            score = -negamax(s, pos, -alpha - 1, -alpha, next_depth - r, ply + 1, child_clock, prune);
             if (r && score > alpha)
-                score = -negamax(s, pos, -alpha - 1, -alpha, next_depth, ply + 1, child_reversible, prune);
+                score = -negamax(s, pos, -alpha - 1, -alpha, next_depth, ply + 1, child_clock, prune);
             if (score > alpha && score < beta)
-                score = -negamax(s, pos, -beta, -alpha, next_depth, ply + 1, child_reversible, prune);
+                score = -negamax(s, pos, -beta, -alpha, next_depth, ply + 1, child_clock, prune);
         }
         s->nhashes--;
         pos_undo(pos, &m, &u);
@@ -339,13 +338,13 @@ static int negamax(Search *s, Position *pos, int alpha, int beta, int depth, int
 
 /* An iteration at the root: from the fourth on, in a window around the last score that widens
  * on each side it fails (aspiration), since most iterations move the score little. */
-static int root_search(Search *s, Position *pos, int depth, int last, int reversible)
+static int root_search(Search *s, Position *pos, int depth, int last, GameClock clock)
 {
     if (depth < 4 || last > SEARCH_WIN_MIN || last < -SEARCH_WIN_MIN)
-        return negamax(s, pos, -SEARCH_WIN - 1, SEARCH_WIN + 1, depth, 0, reversible, true);
+        return negamax(s, pos, -SEARCH_WIN - 1, SEARCH_WIN + 1, depth, 0, clock, true);
     int delta = SEARCH_ASPIRATION, alpha = last - delta, beta = last + delta;
     for (;;) {
-        int score = negamax(s, pos, alpha, beta, depth, 0, reversible, true);
+        int score = negamax(s, pos, alpha, beta, depth, 0, clock, true);
         if (s->stop)
             return score;
         if (score <= alpha)
@@ -358,7 +357,7 @@ static int root_search(Search *s, Position *pos, int depth, int last, int revers
     }
 }
 
-int search_run(Search *s, const Position *root, const uint64_t *history, int nhistory, int reversible,
+int search_run(Search *s, const Position *root, const uint64_t *history, int nhistory, GameClock clock,
                const SearchLimits *limits, SearchInfo *out, void (*report)(void *ctx, const SearchInfo *info),
                void *ctx)
 {
@@ -369,8 +368,8 @@ int search_run(Search *s, const Position *root, const uint64_t *history, int nhi
     s->nodes = s->db_hits = 0;
     s->stop = 0;
     s->root_score = 0;
-    /* Only the positions since the last irreversible move can repeat. */
-    int keep = nhistory < reversible ? nhistory : reversible;
+    /* Only the positions since the last capture or man's move can repeat. */
+    int keep = nhistory < clock.reversible ? nhistory : clock.reversible;
     if (keep > (int)(sizeof s->hashes / sizeof *s->hashes) - SEARCH_MAX_PLY - 1)
         keep = (int)(sizeof s->hashes / sizeof *s->hashes) - SEARCH_MAX_PLY - 1;
     if (keep > 0)
@@ -389,7 +388,7 @@ int search_run(Search *s, const Position *root, const uint64_t *history, int nhi
         max_depth = 1;
     Position pos = *root;
     for (int depth = 1; depth <= max_depth; depth++) {
-        int score = root_search(s, &pos, depth, out->score, reversible);
+        int score = root_search(s, &pos, depth, out->score, clock);
         /* A cut-off iteration still counts where its root completed a move better than the
          * first (the last iteration's best): a root move is only taken once fully searched. */
         if (s->stop && depth > 1 && !(s->pv_length[0] > 0 && !same_move(&s->pv[0][0], &out->pv[0])))

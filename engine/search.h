@@ -1,6 +1,6 @@
 /* The search: iterative deepening principal-variation alpha-beta with a transposition table,
  * move ordering (table move, killers, history), capture sequences searched to the end
- * (quiescence), exact scores from endgame databases, the 40-move rule and repetition.
+ * (quiescence), exact scores from endgame databases, the variant's draw rule and repetition.
  *
  * Scores are for the side to move in hundredths of a man, or SEARCH_WIN - n for a win that
  * ends the game n plies from the root (-(SEARCH_WIN - n) for a loss). A search with only a
@@ -52,13 +52,19 @@ void search_free(Search *s);
 void search_clear(Search *s);
 
 /* Searches root within `limits`. `history` holds the hashes of the game's earlier positions,
- * oldest first (for repetitions), `reversible` the draw rule's count of plies in root
- * (core/game.h). Fills *out (pv_length 0 and score from the evaluation if root
- * has no move); calls report(ctx, info) after each completed iteration if report is not NULL.
+ * oldest first (for repetitions), `clock` the draw rule's counts in root (core/game.h). Fills
+ * *out (pv_length 0 and score from the evaluation if root has no move); calls report(ctx, info) after each completed iteration if report is not NULL.
  * Returns the number of legal moves of root. */
-int search_run(Search *s, const Position *root, const uint64_t *history, int nhistory, int reversible,
+int search_run(Search *s, const Position *root, const uint64_t *history, int nhistory, GameClock clock,
                const SearchLimits *limits, SearchInfo *out, void (*report)(void *ctx, const SearchInfo *info),
                void *ctx);
+
+/* search_run from the current position of game g, with its history and counts. */
+static inline int search_game(Search *s, const GameLog *g, const SearchLimits *limits, SearchInfo *out,
+                              void (*report)(void *ctx, const SearchInfo *info), void *ctx)
+{
+    return search_run(s, game_pos(g), g->hashes, g->n, g->clock[g->n], limits, out, report, ctx);
+}
 
 /* Asks the running search (from another thread), or the next one if it has not started yet, to
  * stop soon: it returns its last result. The request holds until search_resume. */

@@ -134,6 +134,20 @@ check hub_tt_mb_range_checked 0 'error message="tt-mb must be from 1 to 65536"' 
   bash -c "printf 'hub\nset-param name=tt-mb value=-1\nquit\n' | '$damas' hub"
 check hub_param_shows_current_values 0 'param name=tt-mb value=8 ' -- \
   bash -c "printf 'set-param name=tt-mb value=8\nhub\nquit\n' | '$damas' hub"
+check hub_official_rules_accepted 0 "ready" -- \
+  bash -c "printf 'set-param name=rules value=official\ninit\nquit\n' | '$damas' hub"
+check hub_init_answers_unknown_rules 0 "error message=\"unknown draw rules 'fide' (default or official)\"" -- \
+  bash -c "printf 'set-param name=rules value=fide\ninit\nquit\n' | '$damas' hub"
+check match_unknown_rules 2 "error: --rules: unknown draw rules 'fide'" -- \
+  "$damas" match --variant russian --a builtin --b builtin --games 2 --nodes 100 --rules fide
+# Three kings against one on 10x10 cannot be won: under the FMJD rules an ending count ends the
+# game (the 16-move one, or the 5-move one after a capture), not repetition or 40 moves.
+ending=$(mktemp -d)
+echo "W:WK1,K2,K3:BK46" >"$ending/open.fen"
+"$damas" match --variant international --rules official --openings "$ending/open.fen" --a builtin --b builtin \
+  --games 2 --nodes 2000 --pdn "$ending/games.pdn" >/dev/null 2>&1
+check match_official_rules_end_an_ending_by_its_count 0 '-move ending"]' -- grep -m1 Termination "$ending/games.pdn"
+rm -rf "$ending"
 
 # A weight file of feature set 1 (v0.2's shipped Russian weights) is refused; converted, it
 # evaluates a position without kings as v0.2 did (+0.59 for Black, printed by damas 0.2.0).

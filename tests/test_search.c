@@ -71,7 +71,7 @@ Test(search, finds_forced_wins_from_the_database_and_plays_a_winning_move, .init
             search_clear(s);
             SearchInfo info;
             SearchLimits limits = {.depth = v.dtw + 2};
-            search_run(s, &pos[i], NULL, 0, 0, &limits, &info, NULL, NULL);
+            search_run(s, &pos[i], NULL, 0, (GameClock){0, 0}, &limits, &info, NULL, NULL);
             cr_assert_gt(info.score, SEARCH_WIN_MIN, "position %d (win in %d): score %d%s", i, v.dtw, info.score,
                          k ? " with the database" : "");
             int count;
@@ -101,9 +101,9 @@ Test(search, a_node_limited_search_is_deterministic)
     Search *s = search_new(&v, &w, NULL, 8);
     SearchLimits limits = {.nodes = 50000};
     SearchInfo a, b;
-    search_run(s, &start, NULL, 0, 0, &limits, &a, NULL, NULL);
+    search_run(s, &start, NULL, 0, (GameClock){0, 0}, &limits, &a, NULL, NULL);
     search_clear(s);
-    search_run(s, &start, NULL, 0, 0, &limits, &b, NULL, NULL);
+    search_run(s, &start, NULL, 0, (GameClock){0, 0}, &limits, &b, NULL, NULL);
     cr_assert_eq(a.nodes, b.nodes);
     cr_assert_eq(a.score, b.score);
     cr_assert_eq(a.pv_length, b.pv_length);
@@ -156,7 +156,7 @@ Test(search, a_stop_asked_before_the_search_starts_is_kept_until_resumed)
     SearchLimits infinite = {0};
     SearchInfo info;
     search_stop(s);
-    cr_assert_gt(search_run(s, &start, NULL, 0, 0, &infinite, &info, NULL, NULL), 0);
+    cr_assert_gt(search_run(s, &start, NULL, 0, (GameClock){0, 0}, &infinite, &info, NULL, NULL), 0);
     cr_assert_eq(info.pv_length, 1, "a move is returned");
     cr_assert_lt(info.nodes, 1000, "at once: %llu nodes", (unsigned long long)info.nodes);
     MoveList list;
@@ -167,7 +167,7 @@ Test(search, a_stop_asked_before_the_search_starts_is_kept_until_resumed)
     cr_assert(legal);
     search_resume(s);
     SearchLimits depth = {.depth = 4};
-    search_run(s, &start, NULL, 0, 0, &depth, &info, NULL, NULL);
+    search_run(s, &start, NULL, 0, (GameClock){0, 0}, &depth, &info, NULL, NULL);
     cr_assert_eq(info.depth, 4);
     search_free(s);
     free(w);
