@@ -49,7 +49,9 @@ static const char train_help[] =
     "weights. Writes WEIGHTS.h5 (also after each generation kept), WEIGHTS.csv (one line per\n"
     "generation) and WEIGHTS.pdn (the self-play games); scripts/plot-training.sh WEIGHTS.csv draws\n"
     "the curves. The same seed and thread count give the same weights.\n"
-    "  --from W   start from a weight file (default: the compiled-in weights)\n";
+    "  --from W   start from a weight file (default: the compiled-in weights)\n"
+    "  --games FILE.pdn   no self-play: the games of FILE.pdn (real games, labelled by their\n"
+    "             results) are added to the data set and the weights fitted to it once\n";
 
 static void selfplay_progress(void *ctx, const SelfPlayReport *r)
 {
@@ -288,6 +290,8 @@ static int read_rows(const char *path, const Variant *v, uint64_t last, DatasetR
     return rc;
 }
 
+static int fit_to(const TrainArgs *a, const Variant *v, const char *from);
+
 int cmd_fit(int argc, char **argv)
 {
     TrainArgs a = train_args();
@@ -315,6 +319,14 @@ int cmd_fit(int argc, char **argv)
         return CLI_USAGE;
     if (!a.data || !a.out)
         return cli_error(CLI_USAGE, "--data and --out are required (see damas fit --help)");
+    return fit_to(&a, &v, from);
+}
+
+/* The fit of a->data's positions into a->out, starting from `from` (NULL: compiled-in). */
+static int fit_to(const TrainArgs *ta, const Variant *vp, const char *from)
+{
+    TrainArgs a = *ta;
+    Variant v = *vp;
     Weights *w = malloc(sizeof *w);
     if (!w)
         return cli_error(CLI_FAIL, "out of memory");
@@ -404,7 +416,7 @@ static void train_progress(void *ctx, const TrainReport *r)
 int cmd_train(int argc, char **argv)
 {
     TrainArgs a = train_args();
-    const char *from = NULL, *value;
+    const char *from = NULL, *games_pdn = NULL, *value;
     uint64_t games = 400, generations = 3, match_games = 200, window = 0;
     a.epochs = 20;
     for (int i = 1; i < argc; i++) {
@@ -418,8 +430,12 @@ int cmd_train(int argc, char **argv)
         } else if ((value = cli_option(argc, argv, &i, "--from"))) {
             from = value;
         } else if ((value = cli_option(argc, argv, &i, "--games"))) {
-            if (!cli_uint(value, 1000000, &games) || games < 10)
-                return cli_error(CLI_USAGE, "--games must be a number from 10, not '%s'", value);
+            bool number = cli_uint(value, 1000000, &games);
+            if (!number && access(value, R_OK) == 0)
+                games_pdn = value;
+            else if (!number || games < 10)
+                return cli_error(CLI_USAGE, "--games must be a number from 10 or a readable PDN file, not '%s'",
+                                 value);
         } else if ((value = cli_option(argc, argv, &i, "--generations"))) {
             if (!cli_uint(value, 10000, &generations) || generations < 1)
                 return cli_error(CLI_USAGE, "--generations must be a positive number, not '%s'", value);
@@ -445,6 +461,12 @@ int cmd_train(int argc, char **argv)
     snprintf(csv_path, sizeof csv_path, "%s.csv", base);
     snprintf(pdn_path, sizeof pdn_path, "%s.pdn", base);
     snprintf(data_path, sizeof data_path, "%s.data.h5", base);
+    if (games_pdn) {   /* real games instead of self-play: into the data set, then one fit */
+        if (!a.data)
+            a.data = data_path;
+        int rc = import_pdn(&a, &v, games_pdn);
+        return rc == CLI_OK ? fit_to(&a, &v, from) : rc;
+    }
     Weights *start = malloc(sizeof *start), *result = malloc(sizeof *result);
     if (!start || !result)
         return cli_error(CLI_FAIL, "out of memory");

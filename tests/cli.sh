@@ -88,6 +88,11 @@ pdn_data=$(mktemp -u --suffix=.h5)
 check selfplay_imports_pdn 0 "6 games and " -- "$damas" selfplay --variant russian --data "$pdn_data" --pdn "$pdn"
 check selfplay_pdn_other_variant 1 "a game of another variant: GameType 25, not brazilian's 26" -- \
   "$damas" selfplay --variant brazilian --data "$pdn_data.b" --pdn "$pdn"
+train_dir=$(mktemp -d)
+check train_fits_real_games 0 "russian: fitted " -- "$damas" train --variant russian --games "$pdn" --out "$train_dir/w.h5" \
+  --epochs 2
+check train_pdn_weights_load 0 "regions" -- "$damas" eval --variant russian --weights "$train_dir/w.h5" "W:W21-32:B1-12"
+rm -rf "$train_dir"
 rm -f "$pdn" "$pdn_data" "$pdn_data.b"
 check match_needs_limit 2 "error: a limit per move is required" -- "$damas" match --variant italian --a default --b random --games 2
 check match_odd_games 2 "error: --games must be an even number" -- "$damas" match --variant italian --a default --b random --games 3 --nodes 10
