@@ -247,6 +247,8 @@ void match_elo_text(const MatchResult *r, char *buf, size_t len)
 {
     if (r->games > 0 && (r->wins == r->games || r->losses == r->games))
         snprintf(buf, len, "not estimable (%s won every game)", r->wins ? "A" : "B");
+    else if (r->games < 4)
+        snprintf(buf, len, "%+.1f (one pair of games: no interval)", r->elo);
     else
         snprintf(buf, len, "%+.1f (95%% interval %+.1f to %+.1f)", r->elo, r->low, r->high);
 }

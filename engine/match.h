@@ -78,7 +78,8 @@ int match_openings_for(const Variant *v, int pairs, Position *out, int max);
 void match_elo(const double *pair_scores, int n, double *elo, double *low, double *high);
 
 /* r's Elo as text: "+12.3 (95% interval +1.0 to +23.6)", or "not estimable (A won every
- * game)" when one side scored every point (the estimate is then unbounded). */
+ * game)" when one side scored every point (the estimate is then unbounded), or without an
+ * interval after a single pair of games. */
 void match_elo_text(const MatchResult *r, char *buf, size_t len);
 
 /* Writes game g as PDN in v's notation: the tags Event, Site, Date (today, UTC), Round, White,

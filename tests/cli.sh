@@ -143,6 +143,8 @@ check hub_official_rules_accepted 0 "ready" -- \
   bash -c "printf 'set-param name=rules value=official\ninit\nquit\n' | '$damas' hub"
 check hub_init_answers_unknown_rules 0 "error message=\"unknown draw rules 'fide' (default or official)\"" -- \
   bash -c "printf 'set-param name=rules value=fide\ninit\nquit\n' | '$damas' hub"
+check match_one_pair_has_no_interval 0 "(one pair of games: no interval)" -- \
+  "$damas" match --variant russian --a builtin --b builtin --games 2 --nodes 100
 check match_unknown_rules 2 "error: --rules: unknown draw rules 'fide'" -- \
   "$damas" match --variant russian --a builtin --b builtin --games 2 --nodes 100 --rules fide
 # Three kings against one on 10x10 cannot be won: under the FMJD rules an ending count ends the
