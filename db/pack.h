@@ -8,7 +8,7 @@
 
 #include <stdint.h>
 
-#include "store.h"
+#include "table.h"
 
 /* A slice's values as stored. constant_wdl / constant_dtw: the single value when there is only
  * one (then that array is not stored, and its pointer may be NULL), else -1. */

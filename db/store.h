@@ -1,4 +1,4 @@
-/* Endgame tables in memory and on disk. A database directory holds a manifest
+/* Endgame tables on disk (in memory: table.h). A database directory holds a manifest
  * (damas-db.txt: variant and rules) and one HDF5 file per unit (a slice and its colour-flipped
  * twin), each slice a group with an LZ4-compressed `wdl` (uint8) and `dtw` (uint16) dataset and
  * its statistics as attributes (docs/FORMAT.md). Library code: returns DamasStatus codes with
@@ -8,134 +8,13 @@
 
 #include <hdf5.h>
 
-#include "../core/variant.h"
 #include "chunk.h"
-#include "index.h"
-#include "value.h"
+#include "table.h"
 
 enum { STORE_PATH_MAX = 4096 };
 
 /* Version of the storage format of docs/FORMAT.md (packing, don't-cares, checksums). */
 enum { DB_FORMAT_VERSION = 2 };
-
-/* The value of a successor position for its side to move; DAMAS_OK or an error. */
-typedef int (*DbSuccessorValue)(void *ctx, const Position *after, DbValue *out);
-
-/* Told of a successor before any value is asked for (a probe starts fetching what it will
- * read, so that the successors' cache misses overlap). */
-typedef void (*DbSuccessorFetch)(void *ctx, const Position *after);
-
-/* The best value for pos's side to move over its legal moves, each successor valued by
- * value(ctx, ...) (an error is passed on); with first_win, the first winning move ends the
- * search (its distance may then not be the shortest). No move: a loss in 0. If fetch is not
- * NULL, fetch(ctx, ...) is first called for every successor, in the order in which value
- * is then called for them. (The hash of the positions passed to both is not set.) */
-int db_best_move_value(const Variant *v, const Position *pos, DbSuccessorValue value, DbSuccessorFetch fetch,
-                       void *ctx, bool first_win, DbValue *out);
-
-/* Whether pos's stored value does not matter: its side to move must capture (captures are
- * mandatory and it has one), so the value follows from the captures. */
-bool db_dont_care(const Variant *v, const Position *pos);
-
-/* A position's value and distance as one number, its code: 0 for a draw, else the distance
- * + 1. A win's distance is odd and a loss's even (the winner makes the last move), so the
- * code's parity tells them apart: odd codes are losses, even ones wins. */
-static inline unsigned db_code(int wdl, int dtw)
-{
-    return wdl == DB_DRAW ? 0u : (unsigned)dtw + 1u;
-}
-
-static inline int db_code_wdl(unsigned code)
-{
-    return code == 0 ? DB_DRAW : code & 1 ? DB_LOSS : DB_WIN;
-}
-
-static inline int db_code_dtw(unsigned code)
-{
-    return code ? (int)code - 1 : 0;
-}
-
-/* The longest distances a table holds in codes of one byte a position (up to 255), and in
- * codes of two. */
-enum { DB_NARROW_MAX_DTW = 254, DB_MAX_DTW = 65534 };
-
-typedef struct {
-    Slice slice;
-    /* The codes (db_code) per index: one byte each while every distance is at most
-     * DB_NARROW_MAX_DTW (code8), else two (code16); the other is NULL. A table looked up
-     * while solving is then one byte a position, and one cache line a lookup. */
-    uint8_t *code8;
-    uint16_t *code16;
-    uint8_t *dont_care;    /* 1 per position whose side to move must capture; may be NULL */
-    uint64_t wins, draws, losses;
-    int max_dtw;           /* the longest win */
-    uint64_t checksum;     /* of the raw values: docs/FORMAT.md */
-    uint64_t bytes;        /* bytes on disk of the values, distances and their checksums */
-    uint64_t bytes_wdl;    /* of which the values (win/draw/loss) and their checksums */
-} DbTable;
-
-/* Gives t (its slice set) arrays for its codes: two bytes a position if `wide`. False if
- * memory ran out. */
-bool table_alloc(DbTable *t, bool wide);
-
-/* Where the code of position i is, for a prefetch. */
-static inline const void *table_code_at(const DbTable *t, uint64_t i)
-{
-    return t->code8 ? (const void *)&t->code8[i] : (const void *)&t->code16[i];
-}
-
-static inline unsigned table_code(const DbTable *t, uint64_t i)
-{
-    return t->code8 ? t->code8[i] : t->code16[i];
-}
-
-static inline int table_wdl(const DbTable *t, uint64_t i)
-{
-    return db_code_wdl(table_code(t, i));
-}
-
-static inline int table_dtw(const DbTable *t, uint64_t i)
-{
-    return db_code_dtw(table_code(t, i));
-}
-
-/* Sets position i's value and distance; the distance must fit (table_alloc's `wide`). */
-static inline void table_set(DbTable *t, uint64_t i, int wdl, int dtw)
-{
-    unsigned code = db_code(wdl, dtw);
-    if (t->code8)
-        t->code8[i] = (uint8_t)code;
-    else
-        t->code16[i] = (uint16_t)code;
-}
-
-/* Counts, longest win and checksum of t's values. */
-void table_stats(DbTable *t);
-/* The checksums of tables t[0..n-1], whose counts and longest wins are set: each is one chain
- * of steps, so the tables are shared among the threads. */
-void table_checksums(DbTable *const *t, int n);
-void table_free(DbTable *t);
-
-/* Every table of a database in memory, by material. */
-typedef struct {
-    Variant variant;
-    DbTable *t[DB_MAX_PIECES + 1][DB_MAX_PIECES + 1][DB_MAX_PIECES + 1][DB_MAX_PIECES + 1];
-} DbSet;
-
-void dbset_init(DbSet *s, const Variant *v);
-void dbset_free(DbSet *s);
-DbTable *dbset_get(const DbSet *s, Material m);
-
-/* Frees the tables of the unit of m (m and its swap) held in s, if any. */
-void dbset_drop(DbSet *s, Material m);
-
-/* The next table of s from slot *k on (in a fixed order), advancing *k past it; NULL after
- * the last. Start with *k = 0. */
-DbTable *dbset_next(const DbSet *s, size_t *k);
-
-/* The value of pos for its side to move (any side; flipped as needed), its distance in *dtw.
- * A side to move with no piece has lost (dtw 0). Returns -1 if pos's slice is not in s. */
-int dbset_value(const DbSet *s, const Position *pos, uint16_t *dtw);
 
 /* The canonical name of the unit of m: the smaller name of m and its swap. */
 void store_unit_name(Material m, char *buf);

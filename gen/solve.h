@@ -5,7 +5,7 @@
 #define DAMAS_GEN_SOLVE_H
 
 #include "../db/probe.h"
-#include "../db/store.h"
+#include "../db/table.h"
 
 /* Where a solve's time went, in seconds: initialising every position from its moves,
  * propagating level by level (`levels` of them, the longest distance + 1), building the
