@@ -74,7 +74,5 @@ bool cli_threads(const char *text, uint64_t *threads);
 /* Looks up --variant (with --optional-capture); prints the error itself. */
 bool cli_variant(const char *name, bool optional_capture, Variant *out);
 
-/* Seconds on a monotonic clock. */
-double cli_now(void);
 
 #endif

@@ -8,6 +8,7 @@
 #include "../db/store.h"
 #include "../gen/gen.h"
 #include "cli.h"
+#include "../core/system.h"
 
 static const char gen_help[] =
     "usage: damas gen --variant V [--optional-capture] --pieces N --out DIR [--threads T] [--low-memory]\n"
@@ -57,7 +58,7 @@ typedef struct {
 static void gen_unit_tick(void *ctx, const GenTick *t)
 {
     GenLog *log = ctx;
-    double now = cli_now();
+    double now = system_now();
     if (!log->tty || now - log->ticked < 0.5)
         return;
     log->ticked = now;
@@ -81,7 +82,7 @@ static void gen_unit_done(void *ctx, const GenUnitReport *r)
         log->solved += r->positions;
         log->solving += r->seconds;
     }
-    double elapsed = cli_now() - log->start;
+    double elapsed = system_now() - log->start;
     /* Time left from the solving rate so far (units grow, so counting units misleads); none
      * before a second of solving, while each small unit's fixed cost would swamp the rate. */
     char left[32] = "?";
@@ -111,17 +112,12 @@ static void gen_note(void *ctx, const char *message)
     fprintf(stderr, "%s\n", message);
 }
 
-static int threads_default(void)
-{
-    long n = sysconf(_SC_NPROCESSORS_ONLN);
-    return n > 0 ? (int)n : 1;
-}
 
 int cmd_gen(int argc, char **argv)
 {
     const char *variant = NULL, *out = NULL, *value;
     bool optional = false, split = false, low_memory = false;
-    uint64_t pieces = 0, threads = (uint64_t)threads_default();
+    uint64_t pieces = 0, threads = (uint64_t)system_cores();
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
             fputs(gen_help, stdout);
@@ -155,7 +151,7 @@ int cmd_gen(int argc, char **argv)
         return cli_error(CLI_USAGE, "--out DIR is required (see damas gen --help)");
     /* Every parallel part (packing, compressing, checking the tables too) uses T threads. */
     omp_set_num_threads((int)threads);
-    GenLog log = {isatty(2), cli_now(), 0, 0, 0, "solved", 0};
+    GenLog log = {isatty(2), system_now(), 0, 0, 0, "solved", 0};
     GenProgress progress = {gen_unit_done, &log, gen_note, gen_unit_tick};
     char err[1024];
 #ifdef DAMAS_MPI
@@ -170,7 +166,7 @@ int cmd_gen(int argc, char **argv)
     if (gen_run_split(&v, (int)pieces, out, (int)threads, NULL, low_memory, &progress, err, sizeof err) != DAMAS_OK)
         return cli_error(CLI_FAIL, "%s", err);
 #endif
-    double secs = cli_now() - log.start;
+    double secs = system_now() - log.start;
     struct rusage ru;
     getrusage(RUSAGE_SELF, &ru);
     fprintf(stderr, "done: %s, up to %llu pieces, %llu positions in %.1f s (%.2f M positions/s), peak memory %.0f MiB, in %s\n",
@@ -214,7 +210,7 @@ int cmd_verify(int argc, char **argv)
 {
     const char *variant = NULL, *dir = NULL, *value;
     bool optional = false, low_memory = false;
-    uint64_t threads = (uint64_t)threads_default();
+    uint64_t threads = (uint64_t)system_cores();
     Material only[DB_MAX_MATERIALS];
     int nonly = 0;
     uint64_t pieces = 0;
@@ -269,7 +265,7 @@ int cmd_verify(int argc, char **argv)
         }
     }
     low_memory |= nonly > 0 || !gen_load_fits(dir, set->variant.rules.board_size);
-    double t0 = cli_now();
+    double t0 = system_now();
     VerifyReport r;
     char err[1024];
     GenLog log = {isatty(2), t0, 0, 0, 0, "checked", 0};
@@ -292,7 +288,7 @@ int cmd_verify(int argc, char **argv)
     if (!r.ok)
         return cli_error(CLI_FAIL, "verify failed in %s: %s", dir, r.failure);
     printf("ok: %d slices, %llu positions consistent (%.1f s)\n", r.slices, (unsigned long long)r.positions,
-           cli_now() - t0);
+           system_now() - t0);
     return CLI_OK;
 }
 

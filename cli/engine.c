@@ -226,7 +226,7 @@ int cmd_analyze(int argc, char **argv)
     if (rc >= 0 || (rc = engine_setup(&a, &v, &w, &pos)) >= 0)
         return rc;
     DbProbe *db = NULL;
-    if (a.db && !(db = probe_open(a.db, &v, 256 << 20, err, sizeof err))) {
+    if (a.db && !(db = probe_open(a.db, &v, PROBE_CACHE_SEARCH, err, sizeof err))) {
         free(w);
         return cli_error(CLI_FAIL, "%s", err);
     }

@@ -130,7 +130,7 @@ static bool hub_init(Hub *h, char *err, size_t errlen)
     }
     probe_close(h->probe);
     h->probe = NULL;
-    if (h->db[0] && !(h->probe = probe_open(h->db, &h->v, 256 << 20, err, errlen)))
+    if (h->db[0] && !(h->probe = probe_open(h->db, &h->v, PROBE_CACHE_SEARCH, err, errlen)))
         return false;
     search_free(h->search);
     if (!(h->search = search_new(&h->v, &h->w, h->probe, h->tt_mb))) {

@@ -7,6 +7,7 @@
 
 #include "../core/variant.h"
 #include "cli.h"
+#include "../core/system.h"
 
 
 static const struct {
@@ -104,12 +105,6 @@ bool cli_draw_rules(const char *name, Variant *v)
     return true;
 }
 
-double cli_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 static void usage(FILE *out)
 {

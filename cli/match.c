@@ -12,6 +12,7 @@
 #include "../engine/match.h"
 #include "../engine/pdn.h"
 #include "cli.h"
+#include "../core/system.h"
 
 static const char match_help[] =
     "usage: damas match --variant V [--optional-capture] --a W1 --b W2 --games N\n"
@@ -177,7 +178,7 @@ static void match_progress(void *ctx, int done)
 {
     const MatchProgress *p = ctx;
     if (isatty(2)) {
-        fprintf(stderr, "\r%d/%d games, %.1f games/s  ", done, p->games, done / (cli_now() - p->start));
+        fprintf(stderr, "\r%d/%d games, %.1f games/s  ", done, p->games, done / (system_now() - p->start));
         fflush(stderr);
     }
 }
@@ -265,13 +266,13 @@ int cmd_match(int argc, char **argv)
     }
     char err[1024];
     DbProbe *db = NULL;
-    if (db_dir && !(db = probe_open(db_dir, &v, 256 << 20, err, sizeof err)))
+    if (db_dir && !(db = probe_open(db_dir, &v, PROBE_CACHE_SEARCH, err, sizeof err)))
         return cli_error(CLI_FAIL, "%s", err);
     Game *played = malloc((size_t)games * sizeof *played);
     if (!played)
         return cli_error(CLI_FAIL, "out of memory for %llu games", (unsigned long long)games);
     Player players[2] = {{a, pa.w, pa.hub}, {b, pb.w, pb.hub}};
-    MatchProgress progress = {cli_now(), (int)games};
+    MatchProgress progress = {system_now(), (int)games};
     MatchResult r;
     if (match_run(&v, players, open, nopen, (int)games, &limits, (int)threads, seed, db, played, &r, match_progress,
                   &progress, err, sizeof err) != DAMAS_OK) {
@@ -283,7 +284,7 @@ int cmd_match(int argc, char **argv)
         fputc('\n', stderr);
     int npairs = (int)(games / 2);
     printf("%s: %s vs %s, %llu games (%d openings x 2 colours), %.1f s\n", v.name, a, b, (unsigned long long)games,
-           npairs < nopen ? npairs : nopen, cli_now() - progress.start);
+           npairs < nopen ? npairs : nopen, system_now() - progress.start);
     printf("A wins %d, draws %d, losses %d; score %.1f%%\n", r.wins, r.draws, r.losses,
            100.0 * (r.wins + 0.5 * r.draws) / (double)games);
     char elo[128];
@@ -419,7 +420,7 @@ int cmd_play(int argc, char **argv)
         return cli_error(CLI_USAGE, "%s", err);
     }
     DbProbe *db = NULL;
-    if (db_dir && !(db = probe_open(db_dir, &v, 256 << 20, err, sizeof err))) {
+    if (db_dir && !(db = probe_open(db_dir, &v, PROBE_CACHE_SEARCH, err, sizeof err))) {
         free(w);
         return cli_error(CLI_FAIL, "%s", err);
     }

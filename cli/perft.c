@@ -5,6 +5,7 @@
 #include "../core/notation.h"
 #include "../core/variant.h"
 #include "cli.h"
+#include "../core/system.h"
 
 static const char perft_help[] =
     "usage: damas perft --variant V [--optional-capture] [--fen FEN] [--divide] [--keep] [--json] DEPTH\n"
@@ -38,7 +39,7 @@ static int perft_one(const Variant *v, const PerftArgs *a)
     char fen[NOTATION_FEN_MAX];
     notation_fen_write(v, &pos, NOTATION_NATIVE, fen);
 
-    double t0 = cli_now();
+    double t0 = system_now();
     uint64_t total = 0;
     if (a->json)
         printf("{\"variant\":\"%s\",\"fen\":\"%s\",\"depth\":%d", v->name, fen, a->depth);
@@ -65,7 +66,7 @@ static int perft_one(const Variant *v, const PerftArgs *a)
     } else {
         total = movegen_perft(&pos, v, a->depth, merge);
     }
-    double secs = cli_now() - t0;
+    double secs = system_now() - t0;
     double rate = secs > 0 ? (double)total / secs : 0;
     if (a->json)
         printf(",\"leaves\":%llu,\"seconds\":%.3f,\"leaves_per_second\":%.0f}\n", (unsigned long long)total, secs,
@@ -87,9 +88,9 @@ static int perft_table(const PerftArgs *a)
         Position pos;
         pos_start(&pos, &v);
         int depth = v.rules.board_size == 8 ? a->depth : (a->depth > 2 ? a->depth - 2 : a->depth);
-        double t0 = cli_now();
+        double t0 = system_now();
         uint64_t n = movegen_perft(&pos, &v, depth, a->keep ? MERGE_CAPTURE_ORDER : MERGE_CAPTURED_SET);
-        double secs = cli_now() - t0;
+        double secs = system_now() - t0;
         printf("%-14s %5d %14llu %9.3f %14.0f\n", v.name, depth, (unsigned long long)n, secs,
                secs > 0 ? (double)n / secs : 0);
     }

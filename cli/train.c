@@ -10,6 +10,7 @@
 #include "../train/train.h"
 #include "../engine/pdn.h"
 #include "cli.h"
+#include "../core/system.h"
 
 static const char selfplay_help[] =
     "usage: damas selfplay --variant V [--optional-capture] --data FILE.h5 (--positions N | --games G)\n"
@@ -123,9 +124,8 @@ static int shared_option(int argc, char **argv, int *i, TrainArgs *a)
 
 static TrainArgs train_args(void)
 {
-    long n = sysconf(_SC_NPROCESSORS_ONLN);
     FitOptions fit = train_fit_defaults();
-    return (TrainArgs){.nodes = 1000, .threads = n > 0 ? (uint64_t)n : 1, .seed = 1, .epochs = 30, .lr = fit.lr,
+    return (TrainArgs){.nodes = 1000, .threads = (uint64_t)system_cores(), .seed = 1, .epochs = 30, .lr = fit.lr,
                        .l2 = fit.l2, .lambda = fit.lambda};
 }
 
@@ -167,7 +167,7 @@ static int import_pdn(const TrainArgs *a, const Variant *v, const char *path)
     if (!f)
         return cli_error(CLI_FAIL, "cannot read %s", path);
     DbProbe *db = NULL;
-    if (a->db_dir && !(db = probe_open(a->db_dir, v, 512 << 20, err, sizeof err))) {
+    if (a->db_dir && !(db = probe_open(a->db_dir, v, PROBE_CACHE_SELFPLAY, err, sizeof err))) {
         fclose(f);
         return cli_error(CLI_FAIL, "%s", err);
     }
@@ -235,7 +235,7 @@ int cmd_selfplay(int argc, char **argv)
     }
     char err[1024];
     DbProbe *db = NULL;
-    if (a.db_dir && !(db = probe_open(a.db_dir, &v, 512 << 20, err, sizeof err))) {
+    if (a.db_dir && !(db = probe_open(a.db_dir, &v, PROBE_CACHE_SELFPLAY, err, sizeof err))) {
         free(w);
         return cli_error(CLI_FAIL, "%s", err);
     }
@@ -247,7 +247,7 @@ int cmd_selfplay(int argc, char **argv)
     }
     uint64_t rows0 = dataset_rows(d), games0 = dataset_games(d);
     SelfPlayOptions o = {a.nodes, (int)a.threads, a.seed, db};
-    double t0 = cli_now();
+    double t0 = system_now();
     int rc = train_selfplay(&v, w, d, &o, a.games, a.positions, selfplay_progress, &a.positions, NULL, err,
                             sizeof err);
     if (isatty(2))
@@ -255,7 +255,7 @@ int cmd_selfplay(int argc, char **argv)
     if (rc == DAMAS_OK)
         printf("%s: %llu games and %llu positions added in %.0f s; %s holds %llu games, %llu positions\n", v.name,
                (unsigned long long)(dataset_games(d) - games0), (unsigned long long)(dataset_rows(d) - rows0),
-               cli_now() - t0, a.data, (unsigned long long)dataset_games(d), (unsigned long long)dataset_rows(d));
+               system_now() - t0, a.data, (unsigned long long)dataset_games(d), (unsigned long long)dataset_rows(d));
     dataset_close(d);
     probe_close(db);
     free(w);
@@ -337,13 +337,13 @@ static int fit_to(const TrainArgs *ta, const Variant *vp, const char *from)
     char err[1024];
     DatasetRow *rows = NULL;
     uint64_t n = 0;
-    double t0 = cli_now();
+    double t0 = system_now();
     if (read_rows(a.data, &v, a.last, &rows, &n, err, sizeof err) != DAMAS_OK) {
         free(w);
         free(rows);
         return cli_error(CLI_FAIL, "%s", err);
     }
-    fprintf(stderr, "%llu positions read in %.1f s\n", (unsigned long long)n, cli_now() - t0);
+    fprintf(stderr, "%llu positions read in %.1f s\n", (unsigned long long)n, system_now() - t0);
     FitOptions o = train_fit_defaults();
     o.epochs = (int)a.epochs;
     o.lambda = a.lambda;
@@ -373,7 +373,7 @@ static int fit_to(const TrainArgs *ta, const Variant *vp, const char *from)
     }
     if (rc == DAMAS_OK)
         printf("%s: fitted %llu positions in %.0f s: held-out loss %.5f (from %.5f), scale %.1f; weights in %s\n",
-               v.name, (unsigned long long)n, cli_now() - t0, r.heldout_loss, r.start_loss, r.scale, a.out);
+               v.name, (unsigned long long)n, system_now() - t0, r.heldout_loss, r.start_loss, r.scale, a.out);
     free(w);
     return rc == DAMAS_OK ? CLI_OK : cli_error(CLI_FAIL, "%s", err);
 }
@@ -474,7 +474,7 @@ int cmd_train(int argc, char **argv)
         return CLI_FAIL;
     char err[1024];
     DbProbe *db = NULL;
-    if (a.db_dir && !(db = probe_open(a.db_dir, &v, 512 << 20, err, sizeof err)))
+    if (a.db_dir && !(db = probe_open(a.db_dir, &v, PROBE_CACHE_SELFPLAY, err, sizeof err)))
         return cli_error(CLI_FAIL, "%s", err);
     Dataset *d = dataset_open(a.data ? a.data : data_path, &v, err, sizeof err);
     if (!d)
@@ -494,7 +494,7 @@ int cmd_train(int argc, char **argv)
         fit.batch = (int)a.batch;
     TrainOptions o = {(int)games, (int)generations, a.nodes, (int)a.threads, a.seed, (int)match_games, window, fit,
                       db};
-    double t0 = cli_now();
+    double t0 = system_now();
     if (train_run(&v, start, d, &o, train_progress, &log, pdn, result, err, sizeof err) != DAMAS_OK)
         return cli_error(CLI_FAIL, "%s", err);
     if (log.failed)
@@ -540,7 +540,7 @@ int cmd_train(int argc, char **argv)
     fclose(csv);
     fclose(pdn);
     printf("trained %s weights in %.0f s: against the compiled-in weights %d games, +%d =%d -%d, Elo %s\n", v.name,
-           cli_now() - t0, m.games, m.wins, m.draws, m.losses, elo);
+           system_now() - t0, m.games, m.wins, m.draws, m.losses, elo);
     printf("weights: %s\nlog: %s\ngames: %s\ndata: %s\nplot: scripts/plot-training.sh %s\n", out, csv_path, pdn_path,
            a.data ? a.data : data_path, csv_path);
     free(openings);

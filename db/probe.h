@@ -27,6 +27,11 @@
 
 typedef struct DbProbe DbProbe;
 
+/* Chunk cache sizes: what an engine keeps for its search (analyze, play, match, hub), and what
+ * self-play keeps (its games probe on every thread, and end in the database). */
+#define PROBE_CACHE_SEARCH ((size_t)256 << 20)
+#define PROBE_CACHE_SELFPLAY ((size_t)512 << 20)
+
 /* Opens the database in dir with a chunk cache of at most cache_bytes of decoded chunks (at
  * least one chunk), on huge pages where the system gives them. Returns the handle, or NULL with a message in err (no database
  * there, an unreadable manifest, out of memory). `variant`, if not NULL, must be the one the

@@ -18,6 +18,7 @@
 #include "../core/board.h"
 #include "../core/notation.h"
 #include "../core/variant.h"
+#include "../core/system.h"
 
 /* The bit of square number k (1-based) in v's numbering, or -1. */
 static int square_bit(const Variant *v, long k)
@@ -128,12 +129,6 @@ struct HubEngine {
 
 enum { HUB_START_SECONDS = 10, HUB_GRACE_SECONDS = 5 };
 
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 static int fail(HubEngine *e, char *err, size_t errlen, const char *what)
 {
@@ -169,7 +164,7 @@ static int read_line(HubEngine *e, char *line, size_t len, double deadline)
         }
         if (e->used == sizeof e->buf)   /* a line longer than the buffer: dropped */
             e->used = 0;
-        double left = deadline - now();
+        double left = deadline - system_now();
         if (left <= 0)
             return 0;
         struct pollfd p = {e->out, POLLIN, 0};
@@ -269,7 +264,7 @@ HubEngine *hub_engine_start(const char *command, const Variant *v, char *err, si
     }
     /* The handshake: the parameters the engine lists, up to `wait`; then the variant. */
     char line[4096], names[1024] = "", set[1200];
-    double deadline = now() + HUB_START_SECONDS;
+    double deadline = system_now() + HUB_START_SECONDS;
     if (!send_line(e, "hub"))
         goto failed_to_talk;
     for (;;) {
@@ -333,13 +328,13 @@ int hub_engine_play(HubEngine *e, const Position *start, const Move *moves, int 
     if (!sent)
         return fail(e, err, errlen, "the engine ended (it reads no more)");
     char reply[4096], move[HUB_MOVE_MAX];
-    int rc = expect(e, "done", reply, sizeof reply, now() + seconds + HUB_GRACE_SECONDS, err, errlen);
+    int rc = expect(e, "done", reply, sizeof reply, system_now() + seconds + HUB_GRACE_SECONDS, err, errlen);
     if (rc != DAMAS_OK && strstr(err, "in time")) {
         /* Too slow: ask it to stop, and take the move it then gives, but say so. */
         send_line(e, "stop");
         char slow[512];
         snprintf(slow, sizeof slow, "%s", err);
-        if (expect(e, "done", reply, sizeof reply, now() + HUB_GRACE_SECONDS, err, errlen) == DAMAS_OK)
+        if (expect(e, "done", reply, sizeof reply, system_now() + HUB_GRACE_SECONDS, err, errlen) == DAMAS_OK)
             snprintf(err, errlen, "%s", slow);
         return rc;
     }

@@ -7,6 +7,7 @@
 
 #include "../core/memory.h"
 #include "../core/variant.h"
+#include "../core/system.h"
 
 enum { BOUND_UPPER = 1, BOUND_LOWER = 2, BOUND_EXACT = 3 };
 
@@ -52,12 +53,6 @@ struct Search {
     int root_score;                            /* of the root's best move so far */
 };
 
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 Search *search_new(const Variant *v, const Weights *w, DbProbe *db, size_t tt_mb)
 {
@@ -136,7 +131,7 @@ static bool limits_reached(Search *s)
 {
     if (s->node_limit && s->nodes >= s->node_limit)
         s->stop = 1;
-    else if (s->deadline > 0 && (s->nodes & 1023) == 0 && now() >= s->deadline)
+    else if (s->deadline > 0 && (s->nodes & 1023) == 0 && system_now() >= s->deadline)
         s->stop = 1;
     else if (__atomic_load_n(&s->halt, __ATOMIC_RELAXED))
         s->stop = 1;
@@ -362,7 +357,7 @@ int search_run(Search *s, const Position *root, const uint64_t *history, int nhi
                void *ctx)
 {
     memset(out, 0, sizeof *out);
-    s->start = now();
+    s->start = system_now();
     s->deadline = limits->seconds > 0 ? s->start + limits->seconds : 0;
     s->node_limit = limits->nodes;
     s->nodes = s->db_hits = 0;
@@ -399,19 +394,19 @@ int search_run(Search *s, const Position *root, const uint64_t *history, int nhi
         memcpy(out->pv, s->pv[0], (size_t)out->pv_length * sizeof(Move));
         out->nodes = s->nodes;
         out->db_hits = s->db_hits;
-        out->seconds = now() - s->start;
+        out->seconds = system_now() - s->start;
         if (report && out->pv_length > 0)
             report(ctx, out);
         if (s->stop || score > SEARCH_WIN_MIN || score < -SEARCH_WIN_MIN)
             break;
         /* With a clock, time saved now is time for later moves: the next iteration takes a few
          * times this one, and one begun late would most likely be cut off unfinished. */
-        if (limits->soft > 0 && now() - s->start > limits->soft)
+        if (limits->soft > 0 && system_now() - s->start > limits->soft)
             break;
     }
     out->nodes = s->nodes;
     out->db_hits = s->db_hits;
-    out->seconds = now() - s->start;
+    out->seconds = system_now() - s->start;
     if (out->pv_length == 0) {   /* stopped inside the first iteration: any legal move */
         out->pv[0] = list.moves[0];
         out->pv_length = 1;

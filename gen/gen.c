@@ -12,6 +12,7 @@
 #include "../core/position.h"
 #include "../db/probe.h"
 #include "solve.h"
+#include "../core/system.h"
 
 /* The canonical units of `materials`: one entry per unit, in the given (dependency) order. */
 static int units_of(const Material *materials, int n, Material *units)
@@ -250,10 +251,10 @@ static int solve_unit(DbSet *set, DbProbe *disk, Material m, const char *dir, in
     DbTable *out[2];
     int nout = 0;
     int rc = unit_solve_split(set, disk, m, threads, split, watch, out, &nout, &times->solve, err, errlen);
-    double t0 = gen_now();
+    double t0 = system_now();
     if (rc == DAMAS_OK && (!split || split->rank == 0))
         rc = store_write_unit(dir, &set->variant, out, nout, err, errlen);
-    times->write = gen_now() - t0;
+    times->write = system_now() - t0;
     for (int i = 0; i < nout; i++) {
         Material t = out[i]->slice.m;
         mem_release(out[i]->dont_care);
@@ -274,12 +275,6 @@ int gen_unit(DbSet *set, Material m, const char *dir, int threads, GenUnitTimes 
     return solve_unit(set, NULL, m, dir, threads, NULL, NULL, times, err, errlen);
 }
 
-double gen_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 int gen_run(const Variant *v, int pieces, const char *dir, int threads, const GenProgress *progress, char *err,
             size_t errlen)
@@ -433,7 +428,7 @@ int gen_run_split(const Variant *v, int pieces, const char *dir, int threads, So
     for (int u = 0; u < n && rc == DAMAS_OK; u++) {
         char name[DB_NAME_MAX];
         store_unit_name(units[u], name);
-        double t0 = gen_now();
+        double t0 = system_now();
         GenUnitTimes times = {.skipped = on_disk[u]};
         TickRelay relay = {progress, {u + 1, n, name, SOLVE_INIT, 0, 0, 0}};
         SolveWatch watch = {relay_tick, &relay}, *w = progress && progress->unit_tick ? &watch : NULL;
@@ -450,7 +445,7 @@ int gen_run_split(const Variant *v, int pieces, const char *dir, int threads, So
         uint64_t positions = gen_unit_size(units[u], v->rules.board_size);
         done += positions;
         if (rc == DAMAS_OK && progress && progress->unit_done) {
-            GenUnitReport r = {u + 1, n, name, positions, gen_now() - t0, times.skipped, done, total, &times};
+            GenUnitReport r = {u + 1, n, name, positions, system_now() - t0, times.skipped, done, total, &times};
             progress->unit_done(progress->ctx, &r);
         }
     }

@@ -111,8 +111,6 @@ int gen_check_memory(const Variant *v, int pieces, int ranks, int node_ranks, bo
  * (which must be in set) and written atomically to dir; either way its tables join set. */
 int gen_unit(DbSet *set, Material m, const char *dir, int threads, GenUnitTimes *times, char *err, size_t errlen);
 
-/* Seconds on a monotonic clock. */
-double gen_now(void);
 
 #ifdef DAMAS_MPI
 /* gen_run across the ranks of MPI_COMM_WORLD (initialising and finalising MPI): rank 0 hands

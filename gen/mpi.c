@@ -25,6 +25,7 @@
 #include <time.h>
 
 #include "gen.h"
+#include "../core/system.h"
 
 enum { TAG_REPORT = 1, TAG_WORK = 2, STOP = -1 };
 
@@ -188,7 +189,7 @@ static int work(const Variant *v, const char *dir, int threads, int pieces, char
         wait_quietly(&req, MPI_STATUS_IGNORE);
         if (unit == STOP)
             break;
-        double t0 = gen_now();
+        double t0 = system_now();
         bool need[DB_MAX_MATERIALS];
         needs_of(units, unit, need);
         for (int d = 0; d < unit && rc == DAMAS_OK; d++) {
@@ -203,7 +204,7 @@ static int work(const Variant *v, const char *dir, int threads, int pieces, char
         if (rc != DAMAS_OK)
             break;
         loaded[unit] = true;
-        rep = (Report){unit, times, gen_now() - t0};
+        rep = (Report){unit, times, system_now() - t0};
         /* Drop what no unit left to solve reads, directly or to load what it needs: a unit
          * given out later reloads what it reads, and reloading (restoring don't-care values)
          * costs about half as much as solving. */
@@ -290,12 +291,12 @@ static int run_split(const Variant *v, int pieces, const char *dir, int threads,
 {
     SolveSplit split = {.rank = rank, .ranks = ranks, .exchange = split_exchange, .max = split_max,
                         .broadcast = split_broadcast};
-    double t0 = gen_now();
+    double t0 = system_now();
     int rc = gen_run_split(v, pieces, dir, threads, &split, false, rank == 0 ? progress : NULL, err, errlen);
     if (rc != DAMAS_OK)
         return rc;
     double mine[5] = {(double)split.owned, (double)split.propagated, (double)split.sent, (double)split.received,
-                      gen_now() - t0};
+                      system_now() - t0};
     double *all = rank == 0 ? malloc((size_t)ranks * sizeof mine) : NULL;
     MPI_Gather(mine, 5, MPI_DOUBLE, all, 5, MPI_DOUBLE, 0, MPI_COMM_WORLD);
     for (int r = 0; all && r < ranks; r++) {

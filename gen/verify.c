@@ -9,6 +9,7 @@
 #include "../core/position.h"
 #include "../db/probe.h"
 #include "gen.h"
+#include "../core/system.h"
 
 /* Checks one position; on an inconsistency writes why to `why` and returns false. */
 static bool verify_position(const DbSet *s, DbProbe *disk, const DbTable *t, uint64_t i, const Position *pos,
@@ -133,13 +134,13 @@ int verify_set(const DbSet *s, int threads, const GenProgress *progress, VerifyR
     for (size_t k = 0; (t = dbset_next(s, &k)); total++)
         positions_total += t->slice.size;
     for (size_t k = 0; r->ok && (t = dbset_next(s, &k));) {
-        double start = gen_now();
+        double start = system_now();
         verify_table(s, NULL, t, threads, r);
         if (r->ok && progress && progress->unit_done) {
             char name[DB_NAME_MAX];
             material_name(t->slice.m, name);
             positions_done += t->slice.size;
-            GenUnitReport report = {++done, total, name, t->slice.size, gen_now() - start, false, positions_done,
+            GenUnitReport report = {++done, total, name, t->slice.size, system_now() - start, false, positions_done,
                                     positions_total, NULL};
             progress->unit_done(progress->ctx, &report);
         }
@@ -199,7 +200,7 @@ int verify_dir(const Variant *v, const char *dir, const Material *only, int nonl
          * Checking only some units, top is u's piece count, and the smaller units it needs are
          * loaded first (in order: loading restores their capture positions from theirs). */
         int pieces = material_pieces(units[u]), held_top = nonly ? pieces : top;
-        double t0 = gen_now();
+        double t0 = system_now();
         for (int d = 0; nonly && d < u && rc == DAMAS_OK; d++)
             if (present[d] && material_pieces(units[d]) < held_top - 1 && !dbset_get(set, units[d]))
                 rc = store_load_unit(dir, units[d], true, set, err, errlen);
@@ -220,7 +221,7 @@ int verify_dir(const Variant *v, const char *dir, const Material *only, int nonl
             material_name(units[u], name);
             uint64_t size = gen_unit_size(units[u], v->rules.board_size);
             positions_done += size;
-            GenUnitReport report = {++done, total, name, size, gen_now() - t0, false, positions_done, positions_total,
+            GenUnitReport report = {++done, total, name, size, system_now() - t0, false, positions_done, positions_total,
                                     NULL};
             progress->unit_done(progress->ctx, &report);
         }

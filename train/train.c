@@ -8,6 +8,7 @@
 
 #include "../core/variant.h"
 #include "../db/probe.h"
+#include "../core/system.h"
 
 static uint64_t next_random(uint64_t *s)
 {
@@ -17,12 +18,6 @@ static uint64_t next_random(uint64_t *s)
     return x ^ (x >> 32);
 }
 
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 /* Self-play openings: a built-in opening, then 2 to 5 random plies (fewer if the game ends). */
 static void opening_for(const Variant *v, const Position *openings, int nopen, uint64_t seed, Position *out)
@@ -225,7 +220,7 @@ static double adam_step(Adam *a, const Variant *v, Weights *w, const Weights *st
 int train_fit(const Variant *v, Weights *w, const DatasetRow *rows, size_t n, const FitOptions *o, FitReport *r,
               void (*progress)(void *ctx, const FitReport *r), void *ctx, char *err, size_t errlen)
 {
-    double t0 = now();
+    double t0 = system_now();
     memset(r, 0, sizeof *r);
     size_t *train = malloc((n ? n : 1) * sizeof *train), *held = malloc((n ? n : 1) * sizeof *held);
     Weights *start = malloc(sizeof *start), *best = malloc(sizeof *best);
@@ -306,7 +301,7 @@ int train_fit(const Variant *v, Weights *w, const DatasetRow *rows, size_t n, co
         } else {
             worse++;
         }
-        r->seconds = now() - t0;
+        r->seconds = system_now() - t0;
         if (progress)
             progress(ctx, r);
         if (worse >= o->patience)
@@ -377,7 +372,7 @@ int train_selfplay(const Variant *v, const Weights *w, Dataset *d, const SelfPla
         return DAMAS_ERR_RANGE;
     }
     int nopen = match_openings(v, 2, openings, 4096);
-    double t0 = now();
+    double t0 = system_now();
     uint64_t done = 0;
     int rc = DAMAS_OK;
     while (rc == DAMAS_OK && (games || rows) && (!games || done < games) && (!rows || dataset_rows(d) < rows)) {
@@ -417,7 +412,7 @@ int train_selfplay(const Variant *v, const Weights *w, Dataset *d, const SelfPla
         rc = dataset_append(d, buf, n, first + (uint64_t)nb, err, errlen);
         done += (uint64_t)nb;
         if (rc == DAMAS_OK && progress) {
-            SelfPlayReport r = {dataset_games(d), dataset_rows(d), done, (double)done / (now() - t0)};
+            SelfPlayReport r = {dataset_games(d), dataset_rows(d), done, (double)done / (system_now() - t0)};
             progress(ctx, &r);
         }
     }
@@ -429,7 +424,7 @@ static void report(void (*fn)(void *ctx, const TrainReport *r), void *ctx, Train
                    double t0)
 {
     r->stage = stage;
-    r->seconds = now() - t0;
+    r->seconds = system_now() - t0;
     if (fn)
         fn(ctx, r);
 }
@@ -438,7 +433,7 @@ int train_run(const Variant *v, const Weights *start, Dataset *d, const TrainOpt
               void (*report_fn)(void *ctx, const TrainReport *r), void *ctx, FILE *pdn, Weights *out, char *err,
               size_t errlen)
 {
-    double t0 = now();
+    double t0 = system_now();
     Weights *current = malloc(sizeof *current), *candidate = malloc(sizeof *candidate);
     Position *match_open = malloc((size_t)(o->match_games / 2 + 1) * sizeof *match_open);
     if (!current || !candidate || !match_open) {
@@ -456,13 +451,13 @@ int train_run(const Variant *v, const Weights *start, Dataset *d, const TrainOpt
     for (int gen = 1; gen <= o->generations && rc == DAMAS_OK; gen++) {
         TrainReport r = {.generation = gen, .current = current};
         report(report_fn, ctx, &r, "self-play", t0);
-        double g0 = now();
+        double g0 = system_now();
         rc = train_selfplay(v, current, d, &so, (uint64_t)o->games, 0, NULL, NULL, pdn, err, errlen);
         if (rc != DAMAS_OK)
             break;
         r.games = dataset_games(d);
         r.rows = dataset_rows(d);
-        r.games_per_second = o->games / (now() - g0);
+        r.games_per_second = o->games / (system_now() - g0);
         report(report_fn, ctx, &r, "fitting", t0);
         uint64_t use = o->window && o->window < r.rows ? o->window : r.rows;
         DatasetRow *rows = malloc((size_t)(use ? use : 1) * sizeof *rows);
