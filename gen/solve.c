@@ -75,169 +75,212 @@ int unit_solve(const DbSet *solved, Material m, int threads, DbTable **out, int 
     return unit_solve_split(solved, NULL, m, threads, NULL, NULL, out, nout, times, err, errlen);
 }
 
+/* The working state of unit m (both parts, or this rank's share of them): state words, the
+ * per-thread queues, the propagation's round and, with a split, the outgoing updates. */
+static int solver_open(Solver *s, const DbSet *solved, DbProbe *disk, Material m, int threads, SolveSplit *split,
+                       Round *round, char *err, size_t errlen)
+{
+    s->v = &solved->variant;
+    s->solved = solved;
+    s->disk = disk;
+    s->split = split;
+    s->threads = threads;
+    omp_init_lock(&s->blocks);
+    s->nparts = material_equal(m, material_swap(m)) ? 1 : 2;
+    Material ms[2] = {m, material_swap(m)};
+    bool memory = true;
+    for (int p = 0; p < s->nparts; p++) {
+        slice_init(&s->slice[p], ms[p], s->v->rules.board_size);
+        if (s->slice[p].size > QUEUE_INDEX_LIMIT) {
+            snprintf(err, errlen, "unit %d%d%d%d: a slice of more than 2^31 positions is beyond this solver", m.um,
+                     m.uk, m.tm, m.tk);
+            return DAMAS_ERR_RANGE;
+        }
+        s->lo[p] = 0;
+        s->hi[p] = s->slice[p].size;
+        if (split) {
+            solve_share(s->slice[p].size, split->rank, split->ranks, &s->lo[p], &s->hi[p]);
+            split->owned += s->hi[p] - s->lo[p];
+        }
+        memory &= (s->w[p] = mem_huge((s->hi[p] - s->lo[p]) * sizeof *s->w[p])) != NULL;
+    }
+    if ((s->queues = aligned_alloc(64, (size_t)threads * sizeof *s->queues)))
+        memset(s->queues, 0, (size_t)threads * sizeof *s->queues);
+    *round = (Round){mem_huge(ORDER_ROUND * sizeof(uint32_t)), malloc((size_t)threads * ORDER_KEYS * sizeof(uint32_t)),
+                     0};
+    memory &= s->queues && round->v && round->count;
+    if (split)
+        memory &= (s->out = calloc((size_t)threads * (size_t)split->ranks, sizeof *s->out)) != NULL;
+    if (!memory) {
+        snprintf(err, errlen, "out of memory for unit %d%d%d%d", m.um, m.uk, m.tm, m.tk);
+        return DAMAS_ERR_NOMEM;
+    }
+    return DAMAS_OK;
+}
+
+/* Frees what solver_open and the solve allocated (whatever list a queue block is on). */
+static void solver_close(Solver *s, Round *round)
+{
+    for (int p = 0; p < 2; p++)
+        mem_release(s->w[p]);
+    for (int t = 0; s->queues && t < s->threads; t++)
+        free(s->queues[t].level);
+    free(s->queues);
+    queue_release(s);
+    omp_destroy_lock(&s->blocks);
+    mem_release(round->v);
+    free(round->count);
+    for (int k = 0; s->out && k < s->threads * s->split->ranks; k++)
+        free(s->out[k].v);
+    free(s->out);
+}
+
+/* Takes level `level`'s queued blocks from every thread's queue into (*now)[0..n), growing
+ * *now; their positions are counted in *total. Returns n, or -1 if memory ran out. */
+static long level_blocks(Solver *s, int level, QBlock ***now, size_t *cap, uint64_t *total)
+{
+    size_t blocks = 0, n = 0;
+    for (int t = 0; t < s->threads; t++)
+        for (int p = 0; level < s->queues[t].n && p < 2; p++)
+            for (QBlock *b = s->queues[t].level[level][p]; b; b = b->next)
+                blocks++;
+    if (blocks > *cap) {
+        QBlock **grown = realloc(*now, blocks * sizeof **now);
+        if (!grown)
+            return -1;
+        *now = grown;
+        *cap = blocks;
+    }
+    *total = 0;
+    for (int t = 0; t < s->threads; t++)
+        for (int p = 0; level < s->queues[t].n && p < 2; p++) {
+            for (QBlock *b = s->queues[t].level[level][p]; b; b = b->next) {
+                (*now)[n++] = b;
+                *total += b->n;
+            }
+            s->queues[t].level[level][p] = NULL;
+        }
+    return (long)n;
+}
+
+/* Propagates the queued positions level by level until no level has any (on any rank): sets
+ * *levels (every distance is below it), *most (most positions waiting at once) and *decided.
+ * False on a failure (here or, with a split, on another rank). */
+static bool propagate_levels(Solver *s, Round *round, const SolveWatch *watch, uint64_t here, int *levels,
+                             uint64_t *most, uint64_t *decided)
+{
+    SolveSplit *split = s->split;
+    QBlock **now = NULL;
+    size_t cap = 0;
+    uint64_t taken = 0;   /* entries taken from the queue so far */
+    bool ok = true;
+    *levels = 0;
+    for (int level = 0; ok; level++) {
+        /* The last level with positions to propagate; with a split, on any rank (or a
+         * failure on any rank). */
+        int top = queue_top_level(s, level);
+        if (split && (top = split->max(split->ctx, s->failed ? INT_MAX : top)) == INT_MAX) {
+            ok = false;
+            break;
+        }
+        if (top < level)
+            break;
+        /* This level's positions, as the threads found them; what they find now goes to later
+         * levels. */
+        uint64_t total;
+        long nnow = level_blocks(s, level, &now, &cap, &total);
+        if (nnow < 0) {
+            ok = false;
+            break;
+        }
+        *levels = total ? level + 1 : *levels;
+        uint64_t waiting = 0;
+        for (int t = 0; t < s->threads; t++)
+            waiting += s->queues[t].pushed;
+        waiting -= taken;
+        *most = waiting > *most ? waiting : *most;
+        taken += total;
+        for (size_t first = 0, last; first < (size_t)nnow; first = last) {
+            size_t n = 0;
+            for (last = first; last < (size_t)nnow && n + now[last]->n <= ORDER_ROUND; last++)
+                n += now[last]->n;
+            *decided += propagate_round(s, round, now + first, last - first, n, level);
+        }
+        for (long k = 0; k < nnow; k++)
+            queue_block_done(s, now[k]);
+        if (split) {
+            split->propagated += total;
+            ok = !s->failed && propagate_exchange(s, s->threads, level);
+        }
+        ok = ok && !s->failed;
+        if (ok && watch)
+            watch->tick(watch->ctx, SOLVE_PROPAGATE, level, *decided, here);
+    }
+    free(now);
+    if (ok && split)
+        *levels = split->max(split->ctx, *levels);
+    return ok;
+}
+
+/* The finished tables of both parts into done[], with their counts and checksums. */
+static bool solver_tables(Solver *s, int levels, DbTable *done[2])
+{
+    for (int p = 0; p < s->nparts; p++)
+        if (!(done[p] = table_of(s, p, s->threads, levels)))
+            return false;
+    /* With a split, the counts taken in table_of were of this rank's share. */
+    for (int p = 0; s->split && p < s->nparts; p++)
+        table_stats(done[p]);
+    if (!s->split)
+        table_checksums(done, s->nparts);
+    return true;
+}
+
 int unit_solve_split(const DbSet *solved, DbProbe *disk, Material m, int threads, SolveSplit *split,
                      const SolveWatch *watch, DbTable **out, int *nout, SolveTimes *times, char *err, size_t errlen)
 {
     Solver s = {0};
-    s.v = &solved->variant;
-    s.solved = solved;
-    s.disk = disk;
-    s.split = split;
-    omp_init_lock(&s.blocks);
-    s.nparts = material_equal(m, material_swap(m)) ? 1 : 2;
-    Material ms[2] = {m, material_swap(m)};
-    int rc = DAMAS_OK;
-    DbTable *done[2] = {NULL, NULL};
-    for (int p = 0; p < s.nparts; p++) {
-        slice_init(&s.slice[p], ms[p], s.v->rules.board_size);
-        s.lo[p] = 0;
-        s.hi[p] = s.slice[p].size;
-        if (split) {
-            solve_share(s.slice[p].size, split->rank, split->ranks, &s.lo[p], &s.hi[p]);
-            split->owned += s.hi[p] - s.lo[p];
-        }
-        s.w[p] = mem_huge((s.hi[p] - s.lo[p]) * sizeof *s.w[p]);
-        if (!s.w[p])
-            rc = DAMAS_ERR_RANGE;
+    Round round = {0};
+    int rc = solver_open(&s, solved, disk, m, threads, split, &round, err, errlen);
+    if (rc != DAMAS_OK) {
+        solver_close(&s, &round);
+        return rc;
     }
-    s.threads = threads;
-    s.queues = aligned_alloc(64, (size_t)threads * sizeof *s.queues);
-    if (s.queues)
-        memset(s.queues, 0, (size_t)threads * sizeof *s.queues);
-    size_t nnow = 0, capnow = 0;
-    QBlock **now = NULL;
-    Round round = {mem_huge(ORDER_ROUND * sizeof(uint32_t)), malloc((size_t)threads * ORDER_KEYS * sizeof(uint32_t)),
-                   0};
-    if (!round.v || !round.count)
-        rc = DAMAS_ERR_RANGE;
-    if (split && !(s.out = calloc((size_t)threads * (size_t)split->ranks, sizeof *s.out)))
-        rc = DAMAS_ERR_RANGE;
-    for (int p = 0; p < s.nparts; p++)
-        if (s.slice[p].size > QUEUE_INDEX_LIMIT) {
-            snprintf(err, errlen, "unit %d%d%d%d: a slice of more than 2^31 positions is beyond this solver", m.um, m.uk,
-                     m.tm, m.tk);
-            rc = DAMAS_ERR_RANGE;
-            goto done;
-        }
-    if (rc != DAMAS_OK || !s.queues) {
-        snprintf(err, errlen, "out of memory for unit %d%d%d%d", m.um, m.uk, m.tm, m.tk);
-        goto done;
-    }
-
     /* Positions solved here, and initialised so far. */
     uint64_t here = s.hi[0] - s.lo[0] + (s.nparts > 1 ? s.hi[1] - s.lo[1] : 0), initialised = 0;
+    uint64_t most = 0, decided = 0;
+    int levels = 0;
+    DbTable *done[2] = {NULL, NULL};
     double t0 = omp_get_wtime();
     if (watch)
         watch->tick(watch->ctx, SOLVE_INIT, 0, 0, here);
     for (int p = 0; p < s.nparts; p++)
         init_part(&s, p, watch, &initialised, here);
-    if (s.failed)
-        goto failed;
-    double t1 = omp_get_wtime();
-    int levels = 0;
-    uint64_t taken = 0, most = 0; /* entries taken from the queue so far; most waiting at once */
-    uint64_t decided = 0;         /* positions decided and propagated so far */
-    for (int level = 0;; level++) {
-        /* The last level with positions to propagate; with a split, on any rank (or a
-         * failure on any rank). */
-        int top = queue_top_level(&s, level);
-        if (split && (top = split->max(split->ctx, s.failed ? INT_MAX : top)) == INT_MAX)
-            goto failed;
-        if (top < level)
-            break;
-        /* This level's positions, as the threads found them; what they find now goes to later
-         * levels. */
-        size_t blocks = 0, total = 0;
-        for (int t = 0; t < threads; t++)
-            for (int p = 0; level < s.queues[t].n && p < 2; p++)
-                for (QBlock *b = s.queues[t].level[level][p]; b; b = b->next)
-                    blocks++;
-        if (blocks > capnow) {
-            QBlock **grown = realloc(now, blocks * sizeof *now);
-            if (!grown)
-                goto failed;
-            now = grown;
-            capnow = blocks;
-        }
-        nnow = 0;
-        for (int t = 0; t < threads; t++)
-            for (int p = 0; level < s.queues[t].n && p < 2; p++) {
-                for (QBlock *b = s.queues[t].level[level][p]; b; b = b->next) {
-                    now[nnow++] = b;
-                    total += b->n;
-                }
-                s.queues[t].level[level][p] = NULL;
-            }
-        levels = total ? level + 1 : levels;
-        uint64_t waiting = 0;
-        for (int t = 0; t < threads; t++)
-            waiting += s.queues[t].pushed;
-        waiting = waiting - taken;
-        most = waiting > most ? waiting : most;
-        taken += total;
-        for (size_t first = 0, last; first < nnow; first = last) {
-            size_t n = 0;
-            for (last = first; last < nnow && n + now[last]->n <= ORDER_ROUND; last++)
-                n += now[last]->n;
-            decided += propagate_round(&s, &round, now + first, last - first, n, level);
-        }
-        for (size_t k = 0; k < nnow; k++)
-            queue_block_done(&s, now[k]);
-        nnow = 0;
-        if (split) {
-            split->propagated += total;
-            if (s.failed || !propagate_exchange(&s, threads, level))
-                goto failed;
-        }
-        if (s.failed)
-            goto failed;
+    double t1 = omp_get_wtime(), t2 = t1;
+    bool ok = !s.failed && propagate_levels(&s, &round, watch, here, &levels, &most, &decided);
+    if (ok) {
+        t2 = omp_get_wtime();
+        /* The queue is empty: its memory goes back before the finished tables are built. */
+        queue_release(&s);
         if (watch)
-            watch->tick(watch->ctx, SOLVE_PROPAGATE, level, decided, here);
+            watch->tick(watch->ctx, SOLVE_TABLES, levels, decided, here);
+        ok = solver_tables(&s, levels, done);
     }
-    if (split)
-        levels = split->max(split->ctx, levels);
-    double t2 = omp_get_wtime();
-    /* The queue is empty: its memory goes back before the finished tables are built. */
-    queue_release(&s);
-    if (watch)
-        watch->tick(watch->ctx, SOLVE_TABLES, levels, decided, here);
-    for (int p = 0; p < s.nparts; p++)
-        if (!(done[p] = table_of(&s, p, threads, levels)))
-            goto failed;
-    /* With a split, the counts taken in table_of were of this rank's share. */
-    for (int p = 0; split && p < s.nparts; p++)
-        table_stats(done[p]);
-    if (!split)
-        table_checksums(done, s.nparts);
-    for (int p = 0; p < s.nparts; p++)
-        out[p] = done[p];
-    *nout = s.nparts;
-    if (times)
-        *times = (SolveTimes){t1 - t0, t2 - t1, omp_get_wtime() - t2, levels, (double)most / (double)here};
-    goto done;
-
-failed:
-    rc = DAMAS_ERR_RANGE;
-    snprintf(err, errlen,
-             "unit %d%d%d%d: a successor's table is missing or unreadable, memory ran out, a count or distance "
-             "exceeds what the solver holds%s",
-             m.um, m.uk, m.tm, m.tk, split ? ", or another rank failed" : "");
-    for (int p = 0; p < 2; p++)
-        table_free(done[p]);
-done:
-    for (int p = 0; p < 2; p++)
-        mem_release(s.w[p]);
-    for (int t = 0; s.queues && t < threads; t++)
-        free(s.queues[t].level);
-    free(s.queues);
-    queue_release(&s);   /* (every block, whatever list it is on) */
-    omp_destroy_lock(&s.blocks);
-    free(now);
-    mem_release(round.v);
-    free(round.count);
-    for (int k = 0; s.out && k < threads * split->ranks; k++)
-        free(s.out[k].v);
-    free(s.out);
+    if (ok) {
+        for (int p = 0; p < s.nparts; p++)
+            out[p] = done[p];
+        *nout = s.nparts;
+        if (times)
+            *times = (SolveTimes){t1 - t0, t2 - t1, omp_get_wtime() - t2, levels, (double)most / (double)here};
+    } else {
+        rc = DAMAS_ERR_RANGE;
+        snprintf(err, errlen,
+                 "unit %d%d%d%d: a successor's table is missing or unreadable, memory ran out, a count or distance "
+                 "exceeds what the solver holds%s",
+                 m.um, m.uk, m.tm, m.tk, split ? ", or another rank failed" : "");
+        for (int p = 0; p < 2; p++)
+            table_free(done[p]);
+    }
+    solver_close(&s, &round);
     return rc;
 }
-
