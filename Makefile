@@ -44,7 +44,7 @@ $(shell mkdir -p build; echo "$(MPI)" | cmp -s - build/mode || echo "$(MPI)" > b
 # Likewise build/pgo for the release objects, so that `make PGO=0` and back rebuilds them.
 $(shell echo "$(PGO)" | cmp -s - build/pgo || echo "$(PGO)" > build/pgo)
 
-.PHONY: all dev test run deps clean install lib fuzz fuzz-replay bench-perft bench-gen bench-mpi bench-probe bench-search bench-serve
+.PHONY: all dev test check run deps clean install lib fuzz fuzz-replay bench-perft bench-gen bench-mpi bench-probe bench-search bench-serve
 all: damas
 
 deps:
@@ -184,6 +184,21 @@ test: deps
 	$(MAKE) fuzz-replay
 	$(MAKE) $(MPIB)/damas
 	bash tests/mpi.sh $(MPIB)/damas ./damas
+
+# The edit-test loop: the Criterion suites on a plain optimised build (no profile, no link-time
+# optimisation, so an edit rebuilds in seconds), the exhaustive database tests skipped
+# (tests/helpers.h: test_exhaustive; make test runs them).
+CHK := build/check
+$(CHK)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(DEPS) -c $< -o $@
+
+$(CHK)/damas-tests: $(call objects,$(CHK),$(CORE_SRC) $(TEST_SRC))
+	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS) $$(pkg-config --libs criterion)
+
+check:
+	$(MAKE) $(CHK)/damas-tests
+	DAMAS_TEST_QUICK=1 $(CHK)/damas-tests --jobs $(JOBS)
 
 # Sanitizer build (address, undefined) of the binary and the tests, and the tests run on it.
 dev: deps

@@ -138,3 +138,9 @@ void test_h5_attr_as_array(const char *path, const char *object, const char *nam
     H5Oclose(o);
     cr_assert_geq(H5Fclose(f), 0);
 }
+
+void test_exhaustive(void)
+{
+    if (getenv("DAMAS_TEST_QUICK"))
+        cr_skip_test("exhaustive: make test runs it");
+}

@@ -29,6 +29,11 @@ Move test_move(const Variant *v, const Position *pos, const char *text);
  * start (seeded by `seed`); returns how many were written to out. */
 int test_random_positions(const Variant *v, uint64_t seed, int count, int plies, Position *out);
 
+/* Marks a test that checks a property exhaustively (every position of several databases,
+ * many threads) and takes seconds to minutes: `make check` (DAMAS_TEST_QUICK set) skips it,
+ * `make test` runs it. */
+void test_exhaustive(void);
+
 /* Replaces attribute `name` of object `object` (a group, or "/") in the HDF5 file `path` by
  * an array of 64 integers, where readers expect one value; fails the test if it cannot. */
 void test_h5_attr_as_array(const char *path, const char *object, const char *name);

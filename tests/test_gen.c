@@ -305,6 +305,7 @@ static void build_and_verify(const char *variant, bool optional, int pieces)
 
 Test(gen, every_variant_builds_and_verifies_to_3_pieces)
 {
+    test_exhaustive();
     const char *names[] = {"brazilian", "russian", "spanish", "czech", "italian", "american", "international"};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
         build_and_verify(names[i], false, 3);
@@ -312,6 +313,7 @@ Test(gen, every_variant_builds_and_verifies_to_3_pieces)
 
 Test(gen, optional_capture_databases_build_and_verify)
 {
+    test_exhaustive();
     build_and_verify("brazilian", true, 3);
     build_and_verify("american", true, 3);
 }
@@ -416,6 +418,7 @@ static void assert_needs_suffice(const char *variant, bool optional, int pieces)
 
 Test(gen, units_needed_by_a_unit_are_enough_to_solve_it)
 {
+    test_exhaustive();
     assert_needs_suffice("russian", false, 4);
     assert_needs_suffice("american", false, 4);
     assert_needs_suffice("italian", true, 4);
@@ -546,6 +549,7 @@ static void log_tick(void *ctx, const GenTick *t)
  * not at all. */
 Test(gen, progress_inside_a_unit_goes_forward)
 {
+    test_exhaustive();
     Variant v = test_variant("russian", false);
     char dir[] = "/tmp/damas-test-XXXXXX", err[512], cmd[600];
     cr_assert_not_null(mkdtemp(dir));
@@ -578,6 +582,7 @@ Test(gen, progress_inside_a_unit_goes_forward)
 
 Test(gen, low_memory_builds_write_the_same_files)
 {
+    test_exhaustive();
     assert_low_memory_builds_the_same_files("brazilian", false, 4);
     assert_low_memory_builds_the_same_files("american", false, 4);
     assert_low_memory_builds_the_same_files("russian", true, 4);
@@ -664,6 +669,7 @@ static void count_unit(void *ctx, const GenUnitReport *r)
  * those (passing a good one, finding the wrong one) and refuses a unit that is not there. */
 Test(gen, unit_by_unit_verifier_passes_good_files_and_finds_a_wrong_one)
 {
+    test_exhaustive();
     Variant v = test_variant("brazilian", false);
     char dir[] = "/tmp/damas-test-XXXXXX", err[512], cmd[600];
     cr_assert_not_null(mkdtemp(dir));

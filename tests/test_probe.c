@@ -114,6 +114,7 @@ static void check_variant(const char *variant, bool optional, int pieces)
 
 Test(probe, answers_equal_the_generator_on_every_position_of_every_8x8_variant, .timeout = 300)
 {
+    test_exhaustive();
     const char *variants[] = {"brazilian", "russian", "spanish", "czech", "italian", "american"};
     for (int i = 0; i < 6; i++)
         check_variant(variants[i], false, 3);
@@ -123,12 +124,14 @@ Test(probe, answers_equal_the_generator_on_every_position_of_every_8x8_variant, 
 
 Test(probe, answers_equal_the_generator_on_four_pieces_and_on_10x10, .timeout = 300)
 {
+    test_exhaustive();
     check_variant("russian", false, 4);
     check_variant("international", false, 3);
 }
 
 Test(probe, moves_and_lines_agree_with_the_successors)
 {
+    test_exhaustive();
     Fixture f;
     fixture_build(&f, "brazilian", false, 4);
     DbProbe *p = open_probe(f.dir, 8 << 20);
@@ -181,6 +184,7 @@ Test(probe, moves_and_lines_agree_with_the_successors)
 
 Test(probe, all_threads_with_a_tiny_cache_answer_as_one_thread)
 {
+    test_exhaustive();
     Fixture f;
     fixture_build(&f, "russian", false, 4);
     DbProbe *p = open_probe(f.dir, 1 << 20);   /* 16 chunks: constant eviction */
@@ -198,6 +202,7 @@ Test(probe, all_threads_with_a_tiny_cache_answer_as_one_thread)
  * thread makes for the same positions. */
 Test(probe, hits_and_misses_count_every_lookup_on_any_number_of_threads)
 {
+    test_exhaustive();
     Fixture f;
     fixture_build(&f, "russian", false, 4);
     uint64_t lookups[2];
@@ -220,6 +225,7 @@ Test(probe, hits_and_misses_count_every_lookup_on_any_number_of_threads)
  * the chunk whole. */
 Test(probe, probes_walking_down_the_indices_answer_as_the_generator)
 {
+    test_exhaustive();
     Fixture f;
     fixture_build(&f, "russian", false, 4);
     DbProbe *p = open_probe(f.dir, 1 << 20);
@@ -232,6 +238,7 @@ Test(probe, probes_walking_down_the_indices_answer_as_the_generator)
  * caching, and readers keep meeting a buffer that was refilled under them. */
 Test(probe, all_threads_sharing_a_one_chunk_cache_answer_as_one_thread)
 {
+    test_exhaustive();
     Fixture f;
     fixture_build(&f, "brazilian", false, 4);
     DbProbe *p = open_probe(f.dir, 0);
@@ -245,6 +252,7 @@ Test(probe, all_threads_sharing_a_one_chunk_cache_answer_as_one_thread)
 
 Test(probe, positions_beyond_the_database_are_refused)
 {
+    test_exhaustive();
     Fixture f;
     fixture_build(&f, "russian", false, 3);
     DbProbe *p = open_probe(f.dir, 1 << 20);
@@ -298,6 +306,7 @@ static int probe_unit_checked(const Fixture *f, const char *dir, Material m, con
 
 Test(probe, damaged_files_give_errors_never_wrong_answers, .timeout = 300)
 {
+    test_exhaustive();
     Fixture f;
     fixture_build(&f, "russian", false, 4);
     Material m = {1, 1, 1, 0};

@@ -209,6 +209,7 @@ Test(store, a_rerun_builds_a_damaged_unit_again, .init = build, .fini = cleanup)
 
 Test(store, flipped_bytes_are_detected_or_harmless, .init = build, .fini = cleanup)
 {
+    test_exhaustive();
     char path[256], backup[300], name[DB_NAME_MAX], err[512];
     store_unit_name(unit, name);
     snprintf(path, sizeof path, "%s/%s.h5", dir, name);
