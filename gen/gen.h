@@ -72,6 +72,21 @@ bool gen_unit_needs(Material a, Material b);
 /* Positions in the unit of m (both slices). */
 uint64_t gen_unit_size(Material m, int board_size);
 
+/* Bytes a finished table kept for lookups is planned at, a position (its codes: two bytes
+ * once a distance exceeds one). */
+enum { GEN_KEPT_BYTES = 2 };
+
+/* This machine's memory in bytes. */
+uint64_t gen_memory_size(void);
+
+/* Refuses (DAMAS_ERR_RANGE, with the figures) a build of v up to `pieces` needing `need`
+ * bytes, more than this machine has; `how` says why so much. */
+int gen_memory_fits(const Variant *v, int pieces, uint64_t need, const char *how, char *err, size_t errlen);
+
+/* Bytes to hold every table in dir at once (board size `board`), and the largest unpacked
+ * beside its table while loading. */
+uint64_t gen_load_bytes(const char *dir, int board);
+
 /* What gen_run holds in memory: which units on disk it loads (those a unit to solve needs,
  * and the units their captures lead to), after which unit it drops each unit it holds (-1:
  * never held), and the most bytes it holds at once. In a low-memory plan, the units from

@@ -1,0 +1,201 @@
+#include "gen.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+/* Bytes a table kept for lookups takes (its codes: value and distance) a position: one while
+ * its distances fit in a byte, else two; planned at two. Solving a unit holds a 2-byte state
+ * word a position and queues positions at 4 bytes each (at most QUEUE_SHARE of the positions
+ * at once: every unit of ≤6 Brazilian stayed below 0.6), both divided among the ranks of a
+ * split, plus a round of a level's positions put in order (SOLVE_ORDER_ROUND, 4 bytes each);
+ * then it builds each slice's finished table (codes and don't-care flag, at most 3 bytes a
+ * position, whole on every rank) while the words of the slices not yet built are still held. */
+enum { WORD_BYTES = 2, QUEUE_BYTES = 4, TABLE_BYTES = 3 };
+#define QUEUE_SHARE 0.75
+
+/* Bytes of working state for solving unit m split over `ranks`. */
+static uint64_t solving_bytes(Material m, int board, int ranks)
+{
+    Slice a, b;
+    slice_init(&a, m, board);
+    uint64_t n0 = a.size, n1 = 0, r = (uint64_t)ranks;
+    if (!material_equal(m, material_swap(m))) {
+        slice_init(&b, material_swap(m), board);
+        n1 = b.size;
+    }
+    uint64_t n = n0 + n1;
+    uint64_t propagating = (uint64_t)((WORD_BYTES + QUEUE_BYTES * QUEUE_SHARE) * (double)n) / r +
+                           QUEUE_BYTES * (uint64_t)SOLVE_ORDER_ROUND;
+    uint64_t first = WORD_BYTES * n / r + TABLE_BYTES * n0;
+    uint64_t second = WORD_BYTES * n1 / r + TABLE_BYTES * n;
+    uint64_t tables = first > second ? first : second;
+    return propagating > tables ? propagating : tables;
+}
+
+/* The drop schedule of units [0, n): a unit on disk is loaded if a unit to solve, or a unit
+ * loaded, needs it; every unit held is dropped after the last unit that needs it. */
+static void plan_schedule(const Material *units, int n, const bool *on_disk, GenPlan *plan)
+{
+    for (int d = 0; d < n; d++) {
+        plan->load[d] = false;
+        plan->free_after[d] = on_disk[d] ? -1 : d;
+    }
+    /* A unit to solve needs its dependencies; a dependency loaded from disk needs the units
+     * its captures lead to, to restore its don't-care values. Needs point to earlier units. */
+    for (int u = n - 1; u >= 0; u--) {
+        if (on_disk[u] && !plan->load[u])
+            continue;
+        for (int d = 0; d < u; d++)
+            if (gen_unit_needs(units[u], units[d])) {
+                plan->load[d] |= on_disk[d];
+                if (plan->free_after[d] < u)
+                    plan->free_after[d] = u;
+            }
+    }
+}
+
+/* The most bytes held at once following plan's schedule for units [0, n); *kept_end: the bytes
+ * still held after unit n-1. */
+static uint64_t plan_peak(const Material *units, int n, const bool *on_disk, int board, int ranks,
+                          const GenPlan *plan, uint64_t *kept_end)
+{
+    uint64_t peak = 0, kept = 0;
+    for (int u = 0; u < n; u++) {
+        uint64_t size = gen_unit_size(units[u], board);
+        if (plan->free_after[u] >= 0) {
+            /* Loading unpacks beside the table, about as much again as solving's state. */
+            uint64_t working = on_disk[u] ? GEN_KEPT_BYTES * size : solving_bytes(units[u], board, ranks);
+            if (kept + working + GEN_KEPT_BYTES * size > peak)
+                peak = kept + working + GEN_KEPT_BYTES * size;
+            kept += GEN_KEPT_BYTES * size;
+        }
+        for (int d = 0; d <= u; d++)
+            if (plan->free_after[d] == u)
+                kept -= GEN_KEPT_BYTES * gen_unit_size(units[d], board);
+    }
+    if (kept_end)
+        *kept_end = kept;
+    return peak;
+}
+
+void gen_plan(const Material *units, int n, const bool *on_disk, int board, int ranks, GenPlan *plan)
+{
+    plan_schedule(units, n, on_disk, plan);
+    plan->lean_from = n;
+    plan->peak_bytes = plan_peak(units, n, on_disk, board, ranks, plan, NULL);
+}
+
+bool gen_lean_holds(const Material *units, const GenPlan *plan, int u, int d)
+{
+    int top = material_pieces(units[u]);
+    return u >= plan->lean_from && d < plan->lean_from && material_pieces(units[d]) == top - 1 &&
+           gen_unit_needs(units[u], units[d]);
+}
+
+void gen_plan_lean(const Material *units, int n, const bool *on_disk, int board, GenPlan *plan)
+{
+    int top = material_pieces(units[n - 1]), first = 0;
+    while (material_pieces(units[first]) < top)
+        first++;
+    plan->lean_from = first;   /* (gen_lean_holds reads it below) */
+    bool solving = false;
+    for (int u = first; u < n; u++)
+        solving |= !on_disk[u];
+    /* The smaller units: the usual schedule among them, except that the units of fewer than
+     * top - 1 pieces stay to the end (the top units, and the top - 1 units they reload, need
+     * them) and are all loaded if a top unit is to be solved. */
+    plan_schedule(units, first, on_disk, plan);
+    for (int d = 0; d < first; d++)
+        if (material_pieces(units[d]) < top - 1 && (plan->free_after[d] >= 0 || solving)) {
+            plan->load[d] |= on_disk[d];
+            plan->free_after[d] = n - 1;
+        }
+    uint64_t small;
+    plan->peak_bytes = plan_peak(units, first, on_disk, board, 1, plan, &small);
+    /* The top units: each solved with the top - 1 units it needs held (loaded again if need
+     * be), the top units it promotes into read from disk, and dropped once written. */
+    for (int u = first; u < n; u++) {
+        plan->load[u] = false;
+        plan->free_after[u] = on_disk[u] ? -1 : u;
+        if (on_disk[u])
+            continue;
+        uint64_t held = 0, largest = 0;
+        for (int d = 0; d < first; d++)
+            if (gen_lean_holds(units, plan, u, d)) {
+                uint64_t size = gen_unit_size(units[d], board);
+                held += GEN_KEPT_BYTES * size;
+                largest = size > largest ? size : largest;
+            }
+        uint64_t need = small + held + GEN_KEPT_BYTES * largest + solving_bytes(units[u], board, 1) + DISK_CACHE_BYTES;
+        if (need > plan->peak_bytes)
+            plan->peak_bytes = need;
+    }
+}
+
+uint64_t gen_memory_size(void)
+{
+    return (uint64_t)sysconf(_SC_PHYS_PAGES) * (uint64_t)sysconf(_SC_PAGE_SIZE);
+}
+
+int gen_memory_fits(const Variant *v, int pieces, uint64_t need, const char *how, char *err, size_t errlen)
+{
+    uint64_t have = gen_memory_size();
+    if (need > have) {
+        snprintf(err, errlen,
+                 "%s up to %d pieces needs about %.1f GiB of memory with this generator%s; this machine has "
+                 "%.1f GiB",
+                 v->name, pieces, (double)need / (1 << 30), how, (double)have / (1 << 30));
+        return DAMAS_ERR_RANGE;
+    }
+    return DAMAS_OK;
+}
+
+int gen_check_memory(const Variant *v, int pieces, int ranks, int node_ranks, bool split, const bool *on_disk,
+                     char *err, size_t errlen)
+{
+    Material units[DB_MAX_MATERIALS];
+    int n = gen_units(pieces, v->rules.board_size, units);
+    char how[96];
+    if (split) {
+        GenPlan *plan = malloc(sizeof *plan);
+        if (!plan) {
+            snprintf(err, errlen, "out of memory");
+            return DAMAS_ERR_RANGE;
+        }
+        gen_plan(units, n, on_disk, v->rules.board_size, ranks, plan);
+        uint64_t peak = plan->peak_bytes;
+        free(plan);
+        snprintf(how, sizeof how, " (%.1f GiB a rank, %d of the %d ranks on this machine)", (double)peak / (1 << 30),
+                 node_ranks, ranks);
+        return gen_memory_fits(v, pieces, peak * (uint64_t)node_ranks, how, err, errlen);
+    }
+    /* A rank keeps every unit it has needed: in the worst case, all. */
+    uint64_t solving = 0, positions = 0;
+    for (int u = 0; u < n; u++) {
+        uint64_t bytes = solving_bytes(units[u], v->rules.board_size, 1);
+        positions += gen_unit_size(units[u], v->rules.board_size);
+        solving = bytes > solving ? bytes : solving;
+    }
+    snprintf(how, sizeof how, " (each MPI rank keeps every table it has used), %d ranks on this machine", node_ranks);
+    return gen_memory_fits(v, pieces, (GEN_KEPT_BYTES * positions + solving) * (uint64_t)node_ranks, how, err, errlen);
+}
+
+uint64_t gen_load_bytes(const char *dir, int board)
+{
+    Material units[DB_MAX_MATERIALS];
+    int n = gen_units(DB_MAX_PIECES, board, units);
+    uint64_t need = 0, largest = 0;
+    for (int u = 0; u < n; u++)
+        if (store_unit_exists(dir, units[u])) {
+            uint64_t size = gen_unit_size(units[u], board);
+            need += GEN_KEPT_BYTES * size;
+            largest = size > largest ? size : largest;
+        }
+    return need + GEN_KEPT_BYTES * largest;
+}
+
+bool gen_load_fits(const char *dir, int board)
+{
+    return gen_load_bytes(dir, board) <= gen_memory_size();
+}
