@@ -130,6 +130,8 @@ struct HubEngine {
 enum { HUB_START_SECONDS = 10, HUB_GRACE_SECONDS = 5 };
 
 
+extern char **environ;
+
 static int fail(HubEngine *e, char *err, size_t errlen, const char *what)
 {
     snprintf(err, errlen, "Hub engine '%s': %s", e->command, what);
@@ -244,14 +246,34 @@ HubEngine *hub_engine_start(const char *command, const Variant *v, char *err, si
         return NULL;
     }
     signal(SIGPIPE, SIG_IGN);
+    /* The engine's environment is ours without DAMAS_WEIGHTS: another damas finds its own
+     * weights, not the ones this process was pointed at (an older release would otherwise fall
+     * back to its compiled-in weights unannounced); the command can still set it itself. Built
+     * before fork: the child of a threaded process only execs. */
+    size_t nenv = 0;
+    while (environ[nenv])
+        nenv++;
+    char **env = malloc((nenv + 1) * sizeof *env);
+    if (!env) {
+        close(to_child[0]), close(to_child[1]), close(from_child[0]), close(from_child[1]), free(e);
+        snprintf(err, errlen, "out of memory");
+        return NULL;
+    }
+    size_t kept = 0;
+    for (size_t k = 0; k < nenv; k++)
+        if (strncmp(environ[k], "DAMAS_WEIGHTS=", 14) != 0)
+            env[kept++] = environ[k];
+    env[kept] = NULL;
     e->pid = fork();
     if (e->pid == 0) {
         dup2(to_child[0], 0);
         dup2(from_child[1], 1);
         close(to_child[0]), close(to_child[1]), close(from_child[0]), close(from_child[1]);
-        execl("/bin/sh", "sh", "-c", command, (char *)NULL);
+        char *argv[] = {"sh", "-c", (char *)command, NULL};
+        execve("/bin/sh", argv, env);
         _exit(127);
     }
+    free(env);
     close(to_child[0]);
     close(from_child[1]);
     e->in = to_child[1];

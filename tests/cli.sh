@@ -116,6 +116,9 @@ check match_hub_needs_time 2 "a Hub engine plays on time" -- "$damas" match --va
   --b "hub:$damas hub" --games 2 --nodes 100
 check match_hub_missing 1 "error: Hub engine '/nonexistent/engine': the engine ended" -- "$damas" match --variant russian --a default \
   --b "hub:/nonexistent/engine" --games 2 --time 0.02
+check match_hub_engine_finds_its_own_weights 0 "engine sees DAMAS_WEIGHTS=[]" -- env DAMAS_WEIGHTS=/nonexistent \
+  "$damas" match --variant russian --a builtin --b "hub:echo \"engine sees DAMAS_WEIGHTS=[\$DAMAS_WEIGHTS]\" >&2; exec '$damas' hub" \
+  --games 2 --time 0.01
 check hub_handshake 0 "param name=variant" -- bash -c "printf 'hub\nquit\n' | '$damas' hub"
 check hub_full_game 0 "hub game: " -- python3 "$(dirname "$0")/hub_game.py" "$damas" russian Wbbbbbbbbbbbbeeeeeeeewwwwwwwwwwww
 check hub_bad_position 0 'error message="bad position' -- \
