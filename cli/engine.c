@@ -149,7 +149,7 @@ static int engine_args(int argc, char **argv, const char *help, bool search, Eng
 {
     const char *value;
     memset(a, 0, sizeof *a);
-    a->tt_mb = 64;
+    a->tt_mb = SEARCH_TT_MB;
     for (int i = 1; i < argc; i++) {
         uint64_t n;
         if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
@@ -346,7 +346,7 @@ int cmd_bench(int argc, char **argv)
             free(w);
             return CLI_FAIL;
         }
-        Search *s = search_new(&v, w, NULL, 16);
+        Search *s = search_new(&v, w, NULL, SEARCH_TT_MB_MATCH);
         if (!s) {
             free(w);
             return cli_error(CLI_FAIL, "out of memory");

@@ -159,7 +159,7 @@ int cmd_hub(int argc, char **argv)
     snprintf(h->variant, sizeof h->variant, "international");
     snprintf(h->weights, sizeof h->weights, "default");
     snprintf(h->rules, sizeof h->rules, "default");
-    h->tt_mb = 64;
+    h->tt_mb = SEARCH_TT_MB;
     char line[16384], err[1024];
     while (fgets(line, sizeof line, stdin)) {
         line[strcspn(line, "\r\n")] = '\0';

@@ -262,8 +262,8 @@ int cmd_match(int argc, char **argv)
         if ((nopen = read_openings(openings, &v, &open)) < 0)
             return CLI_FAIL;
     } else {
-        open = malloc(4096 * sizeof *open);
-        nopen = open ? match_openings_for(&v, (int)(games / 2), open, 4096) : 0;
+        open = malloc(MATCH_OPENINGS_MAX * sizeof *open);
+        nopen = open ? match_openings_for(&v, (int)(games / 2), open, MATCH_OPENINGS_MAX) : 0;
     }
     char err[1024];
     DbProbe *db = NULL;
@@ -425,7 +425,7 @@ int cmd_play(int argc, char **argv)
         free(w);
         return cli_error(CLI_FAIL, "%s", err);
     }
-    Search *s = search_new(&v, w, db, 64);
+    Search *s = search_new(&v, w, db, SEARCH_TT_MB);
     if (!s)
         return cli_error(CLI_FAIL, "out of memory");
     int human = human_black ? BLACK : WHITE;

@@ -502,8 +502,8 @@ int cmd_train(int argc, char **argv)
     uint64_t positions = dataset_rows(d), played = dataset_games(d);
     dataset_close(d);
     /* The result against the compiled-in weights. */
-    Position *openings = malloc(4096 * sizeof *openings);
-    int nopen = openings ? match_openings_for(&v, (int)match_games / 2, openings, 4096) : 0;
+    Position *openings = malloc(MATCH_OPENINGS_MAX * sizeof *openings);
+    int nopen = openings ? match_openings_for(&v, (int)match_games / 2, openings, MATCH_OPENINGS_MAX) : 0;
     Weights *builtin = malloc(sizeof *builtin);
     if (!nopen || !builtin)
         return cli_error(CLI_FAIL, "out of memory");

@@ -118,7 +118,7 @@ int match_run(const Variant *v, const Player players[2], const Position *opening
             if (players[c].hub) {
                 if (!(mine[c].hub = hub_engine_start(players[c].hub, v, message, sizeof message)))
                     first_error(&failed, err, errlen, message);
-            } else if (players[c].w && !(mine[c].search = search_new(v, players[c].w, db, 16))) {
+            } else if (players[c].w && !(mine[c].search = search_new(v, players[c].w, db, SEARCH_TT_MB_MATCH))) {
                 first_error(&failed, err, errlen, "out of memory for the searches");
             }
         }
@@ -183,12 +183,12 @@ int match_openings(const Variant *v, int plies, Position *out, int max)
     out[0] = pos;
     int n = 1;
     for (int ply = 0; ply < plies; ply++) {
-        Position next[4096];
+        Position next[MATCH_OPENINGS_MAX];
         int m = 0;
         for (int i = 0; i < n; i++) {
             MoveList list;
             movegen_moves(&out[i], v, &list);
-            for (int k = 0; k < list.count && m < 4096; k++) {
+            for (int k = 0; k < list.count && m < MATCH_OPENINGS_MAX; k++) {
                 Position p = out[i];
                 Undo u;
                 pos_make(&p, &list.moves[k], &u);
@@ -207,7 +207,7 @@ int match_openings(const Variant *v, int plies, Position *out, int max)
 
 int match_openings_for(const Variant *v, int pairs, Position *out, int max)
 {
-    enum { CAP = 4096 };
+    enum { CAP = MATCH_OPENINGS_MAX };
     Position *all = malloc(CAP * sizeof *all);
     if (!all)
         return 0;

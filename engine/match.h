@@ -8,7 +8,8 @@
 #include "hub.h"
 #include "search.h"
 
-enum { MATCH_MAX_PLIES = 400, MATCH_NO_SCORE = -32768 };
+/* MATCH_OPENINGS_MAX: the most built-in openings a match draws from. */
+enum { MATCH_MAX_PLIES = 400, MATCH_NO_SCORE = -32768, MATCH_OPENINGS_MAX = 4096 };
 
 typedef struct {
     const char *name;        /* for PDN and reports */

@@ -21,6 +21,10 @@ enum {
     SEARCH_MAX_PLY = 128,
 };
 
+/* Transposition table sizes in MB: a search one waits for (analyze, play, hub), one game
+ * thread's of a match, one self-play thread's (many short searches). */
+enum { SEARCH_TT_MB = 64, SEARCH_TT_MB_MATCH = 16, SEARCH_TT_MB_SELFPLAY = 4 };
+
 typedef struct {
     int depth;           /* iterations to complete; 0 = up to SEARCH_MAX_PLY - 1 */
     uint64_t nodes;      /* stop after this many nodes; 0 = no limit */

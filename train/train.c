@@ -363,7 +363,7 @@ int train_selfplay(const Variant *v, const Weights *w, Dataset *d, const SelfPla
                    char *err, size_t errlen)
 {
     int threads = o->threads > 0 ? o->threads : 1, batch = 16 * threads;
-    Position *openings = malloc(4096 * sizeof *openings);
+    Position *openings = malloc(MATCH_OPENINGS_MAX * sizeof *openings);
     Game *played = malloc((size_t)batch * sizeof *played);
     DatasetRow *buf = malloc((size_t)batch * (MATCH_MAX_PLIES + 1) * sizeof *buf);
     if (!openings || !played || !buf) {
@@ -371,7 +371,7 @@ int train_selfplay(const Variant *v, const Weights *w, Dataset *d, const SelfPla
         snprintf(err, errlen, "out of memory for self-play");
         return DAMAS_ERR_RANGE;
     }
-    int nopen = match_openings(v, 2, openings, 4096);
+    int nopen = match_openings(v, 2, openings, MATCH_OPENINGS_MAX);
     double t0 = system_now();
     uint64_t done = 0;
     int rc = DAMAS_OK;
@@ -381,7 +381,7 @@ int train_selfplay(const Variant *v, const Weights *w, Dataset *d, const SelfPla
 #pragma omp parallel num_threads(threads)
         {
             /* A small table: self-play searches a few thousand nodes, and clears it every game. */
-            Search *s = search_new(v, w, o->db, 4);
+            Search *s = search_new(v, w, o->db, SEARCH_TT_MB_SELFPLAY);
             if (!s)
                 __atomic_store_n(&failed, 1, __ATOMIC_RELAXED);
 #pragma omp for schedule(dynamic, 1)
