@@ -43,6 +43,9 @@ bool cli_weights(const char *arg, const Variant *v, Weights *out);
     "                else, with a warning, the compiled-in ones; 'builtin': the compiled-in weights;\n" \
     "                'material': their material weights only\n"
 
+/* A size: a number of bytes, or with a K, M, G or T suffix (powers of 1024). */
+bool cli_size(const char *text, uint64_t *bytes);
+
 /* --rules NAME (variant_set_draw_rules) applied to *v; NULL keeps the default. Prints the
  * error itself. */
 bool cli_draw_rules(const char *name, Variant *v);

@@ -12,7 +12,8 @@
 
 static const char gen_help[] =
     "usage: damas gen --variant V [--optional-capture] --pieces N --out DIR [--threads T] [--low-memory]\n"
-    "                 [--split]\n"
+    "                 [--split] [--max-memory SIZE]\n"
+    "       damas gen --variant V --pieces N [--out DIR] --plan [--ranks R] [--max-memory SIZE]\n"
     "\n"
     "Builds the endgame database of every slice with at most N pieces (at least one a side) by\n"
     "retrograde analysis: win/draw/loss and distance to win in plies, one HDF5 file per unit in DIR.\n"
@@ -23,7 +24,12 @@ static const char gen_help[] =
     "                into from DIR instead of keeping them (chosen by itself when keeping them\n"
     "                would not fit in memory): slower, for ≤7 pieces on 8x8 in 24 GiB\n"
     "  --split       (MPI build) the R processes solve each unit together, each holding the\n"
-    "                working state of 1/R of its positions: for units too big for one node\n";
+    "                working state of 1/R of its positions: for units too big for one node\n"
+    "  --max-memory SIZE  plan for at most SIZE of memory (a number of bytes, or with K, M, G\n"
+    "                or T): the low-memory plan is chosen, or the build refused with the\n"
+    "                figures, before anything is built\n"
+    "  --plan        print the memory plans (keeping the tables, low-memory, split over R ranks,\n"
+    "                default 16) and which one a build would follow, and build nothing\n";
 
 static const char verify_help[] =
     "usage: damas verify [--variant V [--optional-capture]] --db DIR [--threads T] [--low-memory]\n"
@@ -112,12 +118,27 @@ static void gen_note(void *ctx, const char *message)
     fprintf(stderr, "%s\n", message);
 }
 
+static int print_plan(const Variant *v, int pieces, const char *dir, int ranks, bool low_memory)
+{
+    GenPlanSummary p;
+    if (gen_plan_summary(v, pieces, dir, ranks, low_memory, &p) != DAMAS_OK)
+        return cli_error(CLI_FAIL, "out of memory");
+    const double gib = 1 << 30;
+    printf("%s up to %d pieces: %d units (%d on disk), %llu positions, the largest unit %llu\n", v->name, pieces,
+           p.units, p.on_disk, (unsigned long long)p.positions, (unsigned long long)p.largest_unit);
+    printf("  keeping the tables the units to solve need: %.2f GiB at the peak\n", p.usual_bytes / gib);
+    printf("  low-memory plan (the top units read what they promote into from disk): %.2f GiB\n", p.lean_bytes / gib);
+    printf("  every unit split over %d ranks (--split, MPI build): %.2f GiB a rank\n", ranks, p.split_bytes / gib);
+    printf("  memory: %.2f GiB: a build follows the %s plan, which %s\n", p.memory_bytes / gib,
+           p.lean ? "low-memory" : "usual", p.fits ? "fits" : "does not fit (it would refuse to start)");
+    return CLI_OK;
+}
 
 int cmd_gen(int argc, char **argv)
 {
     const char *variant = NULL, *out = NULL, *value;
-    bool optional = false, split = false, low_memory = false;
-    uint64_t pieces = 0, threads = (uint64_t)system_cores();
+    bool optional = false, split = false, low_memory = false, plan = false;
+    uint64_t pieces = 0, threads = (uint64_t)system_cores(), max_memory = 0, ranks = 16;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
             fputs(gen_help, stdout);
@@ -138,6 +159,15 @@ int cmd_gen(int argc, char **argv)
             split = true;
         } else if (!strcmp(argv[i], "--low-memory")) {
             low_memory = true;
+        } else if (!strcmp(argv[i], "--plan")) {
+            plan = true;
+        } else if ((value = cli_option(argc, argv, &i, "--ranks"))) {
+            if (!cli_uint(value, 1 << 20, &ranks) || ranks < 1)
+                return cli_error(CLI_USAGE, "--ranks must be a positive number, not '%s'", value);
+        } else if ((value = cli_option(argc, argv, &i, "--max-memory"))) {
+            if (!cli_size(value, &max_memory) || max_memory < (1u << 20))
+                return cli_error(CLI_USAGE, "--max-memory must be a size of at least 1M (like 12G or 512M), not '%s'",
+                                 value);
         } else {
             return cli_error(CLI_USAGE, "unexpected argument '%s' (see damas gen --help)", argv[i]);
         }
@@ -147,6 +177,9 @@ int cmd_gen(int argc, char **argv)
         return CLI_USAGE;
     if (!pieces)
         return cli_error(CLI_USAGE, "--pieces is required (see damas gen --help)");
+    gen_set_memory_limit(max_memory);
+    if (plan)
+        return print_plan(&v, (int)pieces, out, (int)ranks, low_memory);
     if (!out)
         return cli_error(CLI_USAGE, "--out DIR is required (see damas gen --help)");
     /* Every parallel part (packing, compressing, checking the tables too) uses T threads. */

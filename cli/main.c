@@ -95,6 +95,27 @@ bool cli_variant(const char *name, bool optional_capture, Variant *out)
     return true;
 }
 
+bool cli_size(const char *text, uint64_t *bytes)
+{
+    char *end;
+    errno = 0;
+    if (!text || *text < '0' || *text > '9')
+        return false;
+    unsigned long long n = strtoull(text, &end, 10);
+    int shift = 0;
+    switch (*end) {
+    case 'K': case 'k': shift = 10; end++; break;
+    case 'M': case 'm': shift = 20; end++; break;
+    case 'G': case 'g': shift = 30; end++; break;
+    case 'T': case 't': shift = 40; end++; break;
+    default: break;
+    }
+    if (errno || *end || n > (UINT64_MAX >> shift))
+        return false;
+    *bytes = (uint64_t)n << shift;
+    return true;
+}
+
 bool cli_draw_rules(const char *name, Variant *v)
 {
     char err[256];

@@ -173,7 +173,10 @@ int gen_run_split(const Variant *v, int pieces, const char *dir, int threads, So
     uint64_t keeping = plan->peak_bytes;
     if (!split && (low_memory || keeping > gen_memory_size())) {
         gen_plan_lean(units, n, on_disk, v->rules.board_size, plan);
-        if (progress && progress->note) {
+        /* (Where it would take more than the usual plan, it is no help: that one is refused.) */
+        if (!low_memory && plan->peak_bytes >= keeping)
+            gen_plan(units, n, on_disk, v->rules.board_size, 1, plan);
+        else if (progress && progress->note) {
             char note[256];
             snprintf(note, sizeof note,
                      "low-memory plan: the %d-piece units read the units they promote into from disk and are "

@@ -76,8 +76,26 @@ uint64_t gen_unit_size(Material m, int board_size);
  * once a distance exceeds one). */
 enum { GEN_KEPT_BYTES = 2 };
 
-/* This machine's memory in bytes. */
+/* This machine's memory in bytes, or the limit set (the lower). */
 uint64_t gen_memory_size(void);
+
+/* Plans as if the machine had at most `bytes` of memory (0: no limit): `damas gen
+ * --max-memory`. Process-wide. */
+void gen_set_memory_limit(uint64_t bytes);
+
+/* The plans for building v up to `pieces` into dir (NULL: nothing on disk yet), as `damas
+ * gen --plan` prints them. */
+typedef struct {
+    int units, on_disk;
+    uint64_t positions, largest_unit;
+    uint64_t usual_bytes;     /* peak keeping the tables the units to solve need (one process) */
+    uint64_t lean_bytes;      /* peak of the low-memory plan */
+    uint64_t split_bytes;     /* peak a rank with every unit split over `ranks` (--split) */
+    uint64_t memory_bytes;    /* gen_memory_size() */
+    bool lean;                /* gen follows the low-memory plan */
+    bool fits;                /* and it fits in memory_bytes */
+} GenPlanSummary;
+int gen_plan_summary(const Variant *v, int pieces, const char *dir, int ranks, bool low_memory, GenPlanSummary *out);
 
 /* Refuses (DAMAS_ERR_RANGE, with the figures) a build of v up to `pieces` needing `need`
  * bytes, more than this machine has; `how` says why so much. */

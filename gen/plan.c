@@ -133,9 +133,45 @@ void gen_plan_lean(const Material *units, int n, const bool *on_disk, int board,
     }
 }
 
+static uint64_t memory_limit;   /* gen_set_memory_limit; 0: none */
+
+void gen_set_memory_limit(uint64_t bytes)
+{
+    memory_limit = bytes;
+}
+
 uint64_t gen_memory_size(void)
 {
-    return (uint64_t)sysconf(_SC_PHYS_PAGES) * (uint64_t)sysconf(_SC_PAGE_SIZE);
+    uint64_t have = (uint64_t)sysconf(_SC_PHYS_PAGES) * (uint64_t)sysconf(_SC_PAGE_SIZE);
+    return memory_limit && memory_limit < have ? memory_limit : have;
+}
+
+int gen_plan_summary(const Variant *v, int pieces, const char *dir, int ranks, bool low_memory, GenPlanSummary *out)
+{
+    Material units[DB_MAX_MATERIALS];
+    int n = gen_units(pieces, v->rules.board_size, units), board = v->rules.board_size;
+    GenPlan *plan = malloc(sizeof *plan);
+    if (!plan)
+        return DAMAS_ERR_NOMEM;
+    bool on_disk[DB_MAX_MATERIALS] = {false};
+    *out = (GenPlanSummary){.units = n, .memory_bytes = gen_memory_size()};
+    for (int u = 0; u < n; u++) {
+        on_disk[u] = dir && store_unit_exists(dir, units[u]);
+        out->on_disk += on_disk[u];
+        uint64_t size = gen_unit_size(units[u], board);
+        out->positions += size;
+        out->largest_unit = size > out->largest_unit ? size : out->largest_unit;
+    }
+    gen_plan(units, n, on_disk, board, 1, plan);
+    out->usual_bytes = plan->peak_bytes;
+    gen_plan(units, n, on_disk, board, ranks, plan);
+    out->split_bytes = plan->peak_bytes;
+    gen_plan_lean(units, n, on_disk, board, plan);
+    out->lean_bytes = plan->peak_bytes;
+    out->lean = low_memory || (out->usual_bytes > out->memory_bytes && out->lean_bytes < out->usual_bytes);
+    out->fits = (out->lean ? out->lean_bytes : out->usual_bytes) <= out->memory_bytes;
+    free(plan);
+    return DAMAS_OK;
 }
 
 int gen_memory_fits(const Variant *v, int pieces, uint64_t need, const char *how, char *err, size_t errlen)
@@ -143,9 +179,10 @@ int gen_memory_fits(const Variant *v, int pieces, uint64_t need, const char *how
     uint64_t have = gen_memory_size();
     if (need > have) {
         snprintf(err, errlen,
-                 "%s up to %d pieces needs about %.1f GiB of memory with this generator%s; this machine has "
-                 "%.1f GiB",
-                 v->name, pieces, (double)need / (1 << 30), how, (double)have / (1 << 30));
+                 "%s up to %d pieces needs about %.1f GiB of memory with this generator%s; %s %.1f GiB",
+                 v->name, pieces, (double)need / (1 << 30), how,
+                 memory_limit && memory_limit == have ? "the limit (--max-memory) is" : "this machine has",
+                 (double)have / (1 << 30));
         return DAMAS_ERR_RANGE;
     }
     return DAMAS_OK;

@@ -107,6 +107,15 @@ rm -f "$play_pdn"
 out=$(printf 'c3-d4\nundo\nredo\nredo\nhint\nquit\n' | "$damas" play --variant russian --depth 2 2>&1)
 if grep -q "nothing to redo" <<<"$out" && grep -q "^damas plays" <<<"$out" && grep -q "^your move> hint: " <<<"$out" &&
   [ "$(grep -c '^  White (w) to move' <<<"$out")" -ge 3 ]; then ok; else fail "play undo/redo/hint: $out"; fi
+check gen_plan_without_building 0 "a build follows the low-memory plan, which does not fit" -- \
+  "$damas" gen --variant russian --pieces 6 --plan --max-memory 1G
+check gen_plan_names_the_split 0 "every unit split over 4 ranks" -- "$damas" gen --variant russian --pieces 7 --plan --ranks 4
+refused=$(mktemp -u)
+check gen_max_memory_refuses_before_building 1 "the limit (--max-memory) is 0.1 GiB" -- \
+  "$damas" gen --variant russian --pieces 5 --out "$refused" --max-memory 100M
+if [ ! -e "$refused" ]; then ok; else fail "a refused build left $refused behind"; fi
+check gen_bad_max_memory 2 "error: --max-memory must be a size" -- "$damas" gen --variant russian --pieces 5 --out /tmp/x \
+  --max-memory lots
 check play_spanish_mirrored 0 " 4     3     2     1" -- bash -c "echo quit | '$damas' play --variant spanish --depth 1"
 
 # A Hub engine as a match player: damas against its own Hub engine, and engines that fail.
