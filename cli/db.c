@@ -128,7 +128,8 @@ static int print_plan(const Variant *v, int pieces, const char *dir, int ranks, 
            p.units, p.on_disk, (unsigned long long)p.positions, (unsigned long long)p.largest_unit);
     printf("  keeping the tables the units to solve need: %.2f GiB at the peak\n", p.usual_bytes / gib);
     printf("  low-memory plan (the top units read what they promote into from disk): %.2f GiB\n", p.lean_bytes / gib);
-    printf("  every unit split over %d ranks (--split, MPI build): %.2f GiB a rank\n", ranks, p.split_bytes / gib);
+    printf("  every unit split over %d ranks (--split, MPI build): %.2f GiB a rank, %.2f with --low-memory\n", ranks,
+           p.split_bytes / gib, p.split_lean_bytes / gib);
     printf("  memory: %.2f GiB: a build follows the %s plan, which %s\n", p.memory_bytes / gib,
            p.lean ? "low-memory" : "usual", p.fits ? "fits" : "does not fit (it would refuse to start)");
     return CLI_OK;

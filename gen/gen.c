@@ -71,7 +71,7 @@ int gen_hold_needed(DbSet *set, const Material *units, int end, const bool *pres
  * its piece count less one dropped (gen_lean_holds), the units it promotes into read from
  * disk. */
 static int solve_lean(DbSet *set, const Material *units, const GenPlan *plan, int u, const char *dir, int threads,
-                      const SolveWatch *watch, GenUnitTimes *times, char *err, size_t errlen)
+                      SolveSplit *split, const SolveWatch *watch, GenUnitTimes *times, char *err, size_t errlen)
 {
     int rc = gen_hold_needed(set, units, plan->lean_from, NULL, u, material_pieces(units[u]) - 1, dir, err, errlen);
     if (rc != DAMAS_OK)
@@ -79,7 +79,7 @@ static int solve_lean(DbSet *set, const Material *units, const GenPlan *plan, in
     DbProbe *disk = probe_open(dir, &set->variant, DISK_CACHE_BYTES, err, errlen);
     if (!disk)
         return DAMAS_ERR_RANGE;
-    rc = solve_unit(set, disk, units[u], dir, threads, NULL, watch, times, err, errlen);
+    rc = solve_unit(set, disk, units[u], dir, threads, split, watch, times, err, errlen);
     probe_close(disk);
     return rc;
 }
@@ -171,8 +171,8 @@ int gen_run_split(const Variant *v, int pieces, const char *dir, int threads, So
     /* Without a split, a build that would not fit keeping every table it needs (or any build
      * with low_memory) follows the low-memory plan. */
     uint64_t keeping = plan->peak_bytes;
-    if (!split && (low_memory || keeping > gen_memory_size())) {
-        gen_plan_lean(units, n, on_disk, v->rules.board_size, plan);
+    if (low_memory || (!split && keeping > gen_memory_size())) {
+        gen_plan_lean(units, n, on_disk, v->rules.board_size, split ? split->ranks : 1, plan);
         /* (Where it would take more than the usual plan, it is no help: that one is refused.) */
         if (!low_memory && plan->peak_bytes >= keeping)
             gen_plan(units, n, on_disk, v->rules.board_size, 1, plan);
@@ -208,11 +208,17 @@ int gen_run_split(const Variant *v, int pieces, const char *dir, int threads, So
         SolveWatch watch = {relay_tick, &relay}, *w = progress && progress->unit_tick ? &watch : NULL;
         /* A unit on disk that nothing left to solve needs is not read at all. */
         if (!on_disk[u] && u >= plan->lean_from)
-            rc = solve_lean(set, units, plan, u, dir, threads, w, &times, err, errlen);
+            rc = solve_lean(set, units, plan, u, dir, threads, split, w, &times, err, errlen);
         else if (!on_disk[u])
             rc = solve_unit(set, NULL, units[u], dir, threads, split, w, &times, err, errlen);
         else if (plan->load[u])
             rc = store_load_unit(dir, units[u], true, set, err, errlen);
+        /* With a split, rank 0 writes each unit: the others wait for its file (a later unit
+         * may read it from disk), and all stop if any failed. */
+        if (split && !on_disk[u] && split->max(split->ctx, rc != DAMAS_OK) && rc == DAMAS_OK) {
+            snprintf(err, errlen, "unit %s: another rank failed", name);
+            rc = DAMAS_ERR_RANGE;
+        }
         for (int d = 0; d <= u; d++)
             if (plan->free_after[d] == u)
                 dbset_drop(set, units[d]);

@@ -55,8 +55,8 @@ int gen_run(const Variant *v, int pieces, const char *dir, int threads, const Ge
 /* gen_run with every unit solved together by the ranks of `split` (unit_solve_split; NULL:
  * gen_run): all ranks hold the same tables, rank 0 writes the files. The caller has checked
  * the memory (gen_check_memory) and the directory's manifest, on every rank; `progress`
- * should be given on one rank only. Without a split, the low-memory plan (gen_plan_lean) is
- * followed if the usual one would not fit in this machine's memory, or if `low_memory`. */
+ * should be given on one rank only. The low-memory plan (gen_plan_lean) is followed if
+ * `low_memory`, or without a split if the usual one would not fit in this machine's memory. */
 int gen_run_split(const Variant *v, int pieces, const char *dir, int threads, SolveSplit *split, bool low_memory,
                   const GenProgress *progress, char *err, size_t errlen);
 
@@ -79,7 +79,8 @@ enum { GEN_KEPT_BYTES = 2 };
 /* This machine's memory in bytes, or the limit set (the lower). */
 uint64_t gen_memory_size(void);
 
-/* Plans as if the machine had at most `bytes` of memory (0: no limit): `damas gen
+/* Plans as if this process had at most `bytes` of memory (0: no limit; with it, the ranks of
+ * an MPI build are each held to it instead of sharing their node's memory): `damas gen
  * --max-memory`. Process-wide. */
 void gen_set_memory_limit(uint64_t bytes);
 
@@ -91,6 +92,7 @@ typedef struct {
     uint64_t usual_bytes;     /* peak keeping the tables the units to solve need (one process) */
     uint64_t lean_bytes;      /* peak of the low-memory plan */
     uint64_t split_bytes;     /* peak a rank with every unit split over `ranks` (--split) */
+    uint64_t split_lean_bytes;   /* the same with the low-memory plan (--split --low-memory) */
     uint64_t memory_bytes;    /* gen_memory_size() */
     bool lean;                /* gen follows the low-memory plan */
     bool fits;                /* and it fits in memory_bytes */
@@ -126,19 +128,22 @@ void gen_plan(const Material *units, int n, const bool *on_disk, int board, int 
  * N-piece unit is solved holding only the (N - 1)-piece units it needs (loading them again
  * from disk if they were dropped), reading the N-piece units it promotes into from disk
  * through a probe cache, and dropped once written. For builds that keeping every table a
- * later unit needs would not fit: ≤7 pieces on 8x8. */
-void gen_plan_lean(const Material *units, int n, const bool *on_disk, int board, GenPlan *plan);
+ * later unit needs would not fit: ≤7 pieces on 8x8. `ranks`: each unit split over that many
+ * (their working state divided among them). */
+void gen_plan_lean(const Material *units, int n, const bool *on_disk, int board, int ranks, GenPlan *plan);
 
 /* In a low-memory plan, whether unit d (of N - 1 pieces) is held while top unit u is solved:
  * u needs it. */
 bool gen_lean_holds(const Material *units, const GenPlan *plan, int u, int d);
 
 /* Refuses (DAMAS_ERR_RANGE, with the figures) an MPI build of `ranks` ranks that would not fit
- * in this machine's memory with `node_ranks` of them on it: with units shared among the ranks
- * (`split`), each rank following gen_plan for the units on_disk (n = gen_units' count);
- * without, each keeping every table it loads. (gen_run checks its own plan's peak.) */
-int gen_check_memory(const Variant *v, int pieces, int ranks, int node_ranks, bool split, const bool *on_disk,
-                     char *err, size_t errlen);
+ * in this machine's memory with `node_ranks` of them on it: with units split among the ranks
+ * (`split`), each rank following gen_plan, or gen_plan_lean if *low_memory or if the usual
+ * plan does not fit and that one needs less (then *low_memory is set), for the units on_disk
+ * (n = gen_units' count); without, each keeping every table it loads. (gen_run checks its own
+ * plan's peak.) */
+int gen_check_memory(const Variant *v, int pieces, int ranks, int node_ranks, bool split, bool *low_memory,
+                     const bool *on_disk, char *err, size_t errlen);
 
 /* One unit: loaded into set if complete in dir (times->skipped), else solved from the units it needs
  * (which must be in set) and written atomically to dir; either way its tables join set. */

@@ -286,13 +286,13 @@ static bool split_broadcast(void *ctx, void *buf, size_t bytes, int root)
 }
 
 /* Every unit solved by all ranks together; then the work balance, printed by rank 0. */
-static int run_split(const Variant *v, int pieces, const char *dir, int threads, const GenProgress *progress,
-                     int rank, int ranks, char *err, size_t errlen)
+static int run_split(const Variant *v, int pieces, const char *dir, int threads, bool low_memory,
+                     const GenProgress *progress, int rank, int ranks, char *err, size_t errlen)
 {
     SolveSplit split = {.rank = rank, .ranks = ranks, .exchange = split_exchange, .max = split_max,
                         .broadcast = split_broadcast};
     double t0 = system_now();
-    int rc = gen_run_split(v, pieces, dir, threads, &split, false, rank == 0 ? progress : NULL, err, errlen);
+    int rc = gen_run_split(v, pieces, dir, threads, &split, low_memory, rank == 0 ? progress : NULL, err, errlen);
     if (rc != DAMAS_OK)
         return rc;
     double mine[5] = {(double)split.owned, (double)split.propagated, (double)split.sent, (double)split.received,
@@ -319,9 +319,9 @@ int gen_run_mpi(const Variant *v, int pieces, const char *dir, int threads, bool
         MPI_Finalize();
         return gen_run_split(v, pieces, dir, threads, NULL, low_memory, progress, err, errlen);
     }
-    if (low_memory) {
+    if (low_memory && !split) {
         MPI_Finalize();
-        snprintf(err, errlen, "--low-memory is for one process: run it without mpirun, or without --split on one rank");
+        snprintf(err, errlen, "--low-memory with several ranks needs --split (units shared out whole are held whole)");
         return DAMAS_ERR_RANGE;
     }
     int rc = DAMAS_OK;
@@ -342,7 +342,7 @@ int gen_run_mpi(const Variant *v, int pieces, const char *dir, int threads, bool
     }
     /* Each rank checks its node's memory as if every rank shared it (the usual worst case). */
     if (rc == DAMAS_OK)
-        rc = gen_check_memory(v, pieces, ranks, node_ranks, split, on_disk, err, errlen);
+        rc = gen_check_memory(v, pieces, ranks, node_ranks, split, &low_memory, on_disk, err, errlen);
     /* Rank 0 writes or checks the manifest; the others only check it, after rank 0. */
     if (rc == DAMAS_OK && *rank == 0)
         rc = store_manifest(dir, v, true, err, errlen);
@@ -360,7 +360,10 @@ int gen_run_mpi(const Variant *v, int pieces, const char *dir, int threads, bool
         return rc == DAMAS_OK ? DAMAS_ERR_RANGE : rc;
     }
     if (split) {
-        rc = run_split(v, pieces, dir, threads, progress, *rank, ranks, err, errlen);
+        /* Every rank follows the same plan: the low-memory one if any rank's memory needs it. */
+        int lean = low_memory, any_lean;
+        MPI_Allreduce(&lean, &any_lean, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+        rc = run_split(v, pieces, dir, threads, any_lean, progress, *rank, ranks, err, errlen);
         if (rc != DAMAS_OK) {
             fprintf(stderr, "error: rank %d: %s\n", *rank, err);
             fflush(stderr);

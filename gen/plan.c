@@ -93,7 +93,7 @@ bool gen_lean_holds(const Material *units, const GenPlan *plan, int u, int d)
            gen_unit_needs(units[u], units[d]);
 }
 
-void gen_plan_lean(const Material *units, int n, const bool *on_disk, int board, GenPlan *plan)
+void gen_plan_lean(const Material *units, int n, const bool *on_disk, int board, int ranks, GenPlan *plan)
 {
     int top = material_pieces(units[n - 1]), first = 0;
     while (material_pieces(units[first]) < top)
@@ -112,7 +112,7 @@ void gen_plan_lean(const Material *units, int n, const bool *on_disk, int board,
             plan->free_after[d] = n - 1;
         }
     uint64_t small;
-    plan->peak_bytes = plan_peak(units, first, on_disk, board, 1, plan, &small);
+    plan->peak_bytes = plan_peak(units, first, on_disk, board, ranks, plan, &small);
     /* The top units: each solved with the top - 1 units it needs held (loaded again if need
      * be), the top units it promotes into read from disk, and dropped once written. */
     for (int u = first; u < n; u++) {
@@ -127,7 +127,8 @@ void gen_plan_lean(const Material *units, int n, const bool *on_disk, int board,
                 held += GEN_KEPT_BYTES * size;
                 largest = size > largest ? size : largest;
             }
-        uint64_t need = small + held + GEN_KEPT_BYTES * largest + solving_bytes(units[u], board, 1) + DISK_CACHE_BYTES;
+        uint64_t need =
+            small + held + GEN_KEPT_BYTES * largest + solving_bytes(units[u], board, ranks) + DISK_CACHE_BYTES;
         if (need > plan->peak_bytes)
             plan->peak_bytes = need;
     }
@@ -166,8 +167,10 @@ int gen_plan_summary(const Variant *v, int pieces, const char *dir, int ranks, b
     out->usual_bytes = plan->peak_bytes;
     gen_plan(units, n, on_disk, board, ranks, plan);
     out->split_bytes = plan->peak_bytes;
-    gen_plan_lean(units, n, on_disk, board, plan);
+    gen_plan_lean(units, n, on_disk, board, 1, plan);
     out->lean_bytes = plan->peak_bytes;
+    gen_plan_lean(units, n, on_disk, board, ranks, plan);
+    out->split_lean_bytes = plan->peak_bytes;
     out->lean = low_memory || (out->usual_bytes > out->memory_bytes && out->lean_bytes < out->usual_bytes);
     out->fits = (out->lean ? out->lean_bytes : out->usual_bytes) <= out->memory_bytes;
     free(plan);
@@ -188,8 +191,8 @@ int gen_memory_fits(const Variant *v, int pieces, uint64_t need, const char *how
     return DAMAS_OK;
 }
 
-int gen_check_memory(const Variant *v, int pieces, int ranks, int node_ranks, bool split, const bool *on_disk,
-                     char *err, size_t errlen)
+int gen_check_memory(const Variant *v, int pieces, int ranks, int node_ranks, bool split, bool *low_memory,
+                     const bool *on_disk, char *err, size_t errlen)
 {
     Material units[DB_MAX_MATERIALS];
     int n = gen_units(pieces, v->rules.board_size, units);
@@ -202,10 +205,19 @@ int gen_check_memory(const Variant *v, int pieces, int ranks, int node_ranks, bo
         }
         gen_plan(units, n, on_disk, v->rules.board_size, ranks, plan);
         uint64_t peak = plan->peak_bytes;
+        gen_plan_lean(units, n, on_disk, v->rules.board_size, ranks, plan);
+        /* The low-memory plan where asked for, or where the usual one does not fit and it
+         * needs less. */
+        /* --max-memory caps each process; without it, the node's ranks share its memory. */
+        uint64_t share = memory_limit ? 1 : (uint64_t)node_ranks;
+        if (*low_memory || (peak * share > gen_memory_size() && plan->peak_bytes < peak)) {
+            *low_memory = true;
+            peak = plan->peak_bytes;
+        }
         free(plan);
-        snprintf(how, sizeof how, " (%.1f GiB a rank, %d of the %d ranks on this machine)", (double)peak / (1 << 30),
-                 node_ranks, ranks);
-        return gen_memory_fits(v, pieces, peak * (uint64_t)node_ranks, how, err, errlen);
+        snprintf(how, sizeof how, " (%.1f GiB a rank%s, %d of the %d ranks on this machine)", (double)peak / (1 << 30),
+                 *low_memory ? ", low-memory plan" : "", node_ranks, ranks);
+        return gen_memory_fits(v, pieces, peak * share, how, err, errlen);
     }
     /* A rank keeps every unit it has needed: in the worst case, all. */
     uint64_t solving = 0, positions = 0;
@@ -215,7 +227,8 @@ int gen_check_memory(const Variant *v, int pieces, int ranks, int node_ranks, bo
         solving = bytes > solving ? bytes : solving;
     }
     snprintf(how, sizeof how, " (each MPI rank keeps every table it has used), %d ranks on this machine", node_ranks);
-    return gen_memory_fits(v, pieces, (GEN_KEPT_BYTES * positions + solving) * (uint64_t)node_ranks, how, err, errlen);
+    uint64_t share = memory_limit ? 1 : (uint64_t)node_ranks;
+    return gen_memory_fits(v, pieces, (GEN_KEPT_BYTES * positions + solving) * share, how, err, errlen);
 }
 
 uint64_t gen_load_bytes(const char *dir, int board)

@@ -2,7 +2,8 @@
 # Cluster generation through mpirun: usage `tests/mpi.sh MPI_DAMAS PLAIN_DAMAS`.
 # Units built by 2 and 3 ranks (oversubscribed) are byte-identical to a single-process build;
 # a rank killed mid-run ends the job with an error (no hang), and relaunching finishes only the
-# missing units, again byte-identical. The same with --split (units shared among the ranks).
+# missing units, again byte-identical. The same with --split (units shared among the ranks),
+# and with --split --low-memory.
 set -u
 mpi_damas=$1 damas=$2
 source "$(dirname "$0")/lib.sh"
@@ -36,9 +37,14 @@ done
 # Relaunching a finished job does nothing and says so.
 check mpi_all_on_disk 0 "23/ 23] m2k0-m2k0" -- "${mpi[@]}" -np 2 "$mpi_damas" gen --variant russian --pieces 4 \
   --out "$work/russian-2" --threads 1
-# The low-memory plan is for one process.
-check mpi_low_memory_one_process 1 "error: --low-memory is for one process" -- "${mpi[@]}" -np 2 "$mpi_damas" gen \
-  --variant russian --pieces 3 --out "$work/russian-lowmem" --low-memory
+# The low-memory plan with several ranks: only with --split (units shared out whole are held
+# whole); with --split, each rank reads the units the top ones promote into from the shared
+# directory, and the files are the same.
+check mpi_low_memory_needs_split 1 "error: --low-memory with several ranks needs --split" -- "${mpi[@]}" -np 2 \
+  "$mpi_damas" gen --variant russian --pieces 3 --out "$work/russian-lowmem" --low-memory
+check split_low_memory 0 "rank 1: " -- "${mpi[@]}" -np 2 "$mpi_damas" gen --variant russian --pieces 4 \
+  --out "$work/russian-sl" --threads 1 --split --low-memory
+if same "$work/russian-1" "$work/russian-sl"; then ok; else fail "split_low_memory: not byte-identical to one process"; fi
 # Another variant's directory: every rank refuses before any work.
 check mpi_other_variant 1 "holds a russian database" -- "${mpi[@]}" -np 2 "$mpi_damas" gen --variant american \
   --pieces 3 --out "$work/russian-2"
@@ -71,4 +77,5 @@ kill_and_resume() {
 }
 kill_and_resume mpi "$work/intl-2"
 kill_and_resume split "$work/intl-s" --split
+kill_and_resume split_low_memory "$work/intl-sl" --split --low-memory
 finish

@@ -596,7 +596,7 @@ static void assert_low_memory_plan_holds_what_is_needed(int pieces, int board, c
     Material units[DB_MAX_MATERIALS];
     int n = gen_units(pieces, board, units);
     GenPlan plan;
-    gen_plan_lean(units, n, on_disk, board, &plan);
+    gen_plan_lean(units, n, on_disk, board, 1, &plan);
     cr_assert_lt(plan.lean_from, n);
     cr_assert_eq(material_pieces(units[plan.lean_from]), pieces);
     cr_assert_eq(material_pieces(units[plan.lean_from - 1]), pieces - 1);
@@ -637,14 +637,14 @@ Test(gen, low_memory_plan_holds_what_each_unit_needs)
         on_disk[u] = false;
     GenPlan usual, lean, after_usual;
     gen_plan(units, n, on_disk, 8, 1, &usual);
-    gen_plan_lean(units, n, on_disk, 8, &lean);
+    gen_plan_lean(units, n, on_disk, 8, 1, &lean);
     cr_assert_lt(lean.peak_bytes, usual.peak_bytes / 2);
     cr_assert_lt(lean.peak_bytes, (uint64_t)23 << 30);
     /* Its peak counts, for every top unit, the units it holds (planned at 2 bytes a position)
      * beside its working state (a 2-byte word a position, and 4-byte queue entries for three
      * quarters of them) -- also when planned after the usual plan, as gen does. */
     gen_plan(units, n, on_disk, 8, 1, &after_usual);
-    gen_plan_lean(units, n, on_disk, 8, &after_usual);
+    gen_plan_lean(units, n, on_disk, 8, 1, &after_usual);
     cr_assert_eq(after_usual.peak_bytes, lean.peak_bytes);
     for (int u = lean.lean_from; u < n; u++) {
         uint64_t held = 0;
