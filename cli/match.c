@@ -30,7 +30,6 @@ static const char match_help[] =
     "Openings: one FEN per line in FILE, or a PDN file (each game's final position: its FEN tag\n"
     "and moves), or the built-in set (the positions a few plies from the start, as many as there\n"
     "are game pairs, so no pair repeats another).\n"
-    "\n"
     "\n" CLI_RULES_HELP "\n"
     "  damas match --variant russian --a default --b 'hub:/opt/damas-0.2/damas hub' --games 400 --time 0.1\n";
 
