@@ -286,6 +286,7 @@ HubEngine *hub_engine_start(const char *command, const Variant *v, char *err, si
     }
     /* The handshake: the parameters the engine lists, up to `wait`; then the variant. */
     char line[4096], names[1024] = "", set[1200];
+    bool rules = false;   /* the engine takes the draw rules (as damas does) */
     double deadline = system_now() + HUB_START_SECONDS;
     if (!send_line(e, "hub"))
         goto failed_to_talk;
@@ -299,6 +300,8 @@ HubEngine *hub_engine_start(const char *command, const Variant *v, char *err, si
         char name[64];
         if (!strncmp(line, "param ", 6) && line_value(line, "name", name, sizeof name) && !strcmp(name, "variant"))
             line_value(line, "values", names, sizeof names);
+        if (!strncmp(line, "param ", 6) && line_value(line, "name", name, sizeof name) && !strcmp(name, "rules"))
+            rules = true;
         if (!strcmp(line, "wait"))
             break;
     }
@@ -306,7 +309,11 @@ HubEngine *hub_engine_start(const char *command, const Variant *v, char *err, si
     if (v->id == VARIANT_INTERNATIONAL && names[0] && !strstr(names, "international") && strstr(names, "normal"))
         variant = "normal";
     snprintf(set, sizeof set, "set-param name=variant value=%s", variant);
-    if (!send_line(e, set) || !send_line(e, "init"))
+    if (!send_line(e, set))
+        goto failed_to_talk;
+    /* An engine that takes the draw rules plays under the match's. */
+    snprintf(set, sizeof set, "set-param name=rules value=%s", v->draw->name);
+    if ((rules && !send_line(e, set)) || !send_line(e, "init"))
         goto failed_to_talk;
     if (expect(e, "ready", line, sizeof line, deadline, err, errlen) != DAMAS_OK) {
         hub_engine_close(e);

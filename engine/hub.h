@@ -42,7 +42,8 @@ typedef struct HubEngine HubEngine;
 
 /* Starts `command` (run by /bin/sh) as a Hub engine for v: the `hub` handshake, the variant
  * parameter (under the name the engine lists: "normal" for international if that is what it
- * knows), `init` and its `ready`. NULL with a message if the engine cannot be started, dies,
+ * knows), v's draw rules if it lists a `rules` parameter (as damas does), `init` and its
+ * `ready`. NULL with a message if the engine cannot be started, dies,
  * says `error`, or does not answer within a few seconds. Ignores SIGPIPE in this process, so
  * that an engine that dies is an error and not the end of the caller. */
 HubEngine *hub_engine_start(const char *command, const Variant *v, char *err, size_t errlen);
