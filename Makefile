@@ -171,12 +171,15 @@ fuzz:
 fuzz-replay: $(addprefix $(DEV)/fuzz-,$(FUZZ_TARGETS))
 	bash tests/fuzz/replay.sh $(DEV) $(FUZZ_TARGETS)
 
-# Criterion forks one process per test; --jobs keeps it to the machine's cores.
+# Criterion forks one process per test; --jobs keeps it to the machine's cores. The databases
+# the tests only read are built once a run, in a directory removed after it (tests/helpers.h).
+with_test_dbs = db=$$(mktemp -d /tmp/damas-test-db.XXXXXX) && DAMAS_TEST_DB_CACHE=$$db $(1); rc=$$?; rm -rf $$db; exit $$rc
+
 JOBS := $(shell nproc 2>/dev/null || echo 2)
 
 test: deps
 	$(MAKE) damas $(REL)/damas-tests
-	$(REL)/damas-tests --jobs $(JOBS)
+	$(call with_test_dbs,$(REL)/damas-tests --jobs $(JOBS))
 	bash tests/cli.sh ./damas
 	bash tests/db.sh ./damas 4
 	rm -rf build/test-install && $(MAKE) install PREFIX=$(CURDIR)/build/test-install
@@ -198,7 +201,7 @@ $(CHK)/damas-tests: $(call objects,$(CHK),$(CORE_SRC) $(TEST_SRC))
 
 check:
 	$(MAKE) $(CHK)/damas-tests
-	DAMAS_TEST_QUICK=1 $(CHK)/damas-tests --jobs $(JOBS)
+	$(call with_test_dbs,DAMAS_TEST_QUICK=1 $(CHK)/damas-tests --jobs $(JOBS))
 
 # Sanitizer build (address, undefined) of the binary and the tests, and the tests run on it.
 dev: deps

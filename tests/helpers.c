@@ -1,10 +1,15 @@
 #include "helpers.h"
 
+#include "../gen/gen.h"
+
 #include <criterion/criterion.h>
+#include <fcntl.h>
 #include <hdf5.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
+#include <unistd.h>
 
 Variant test_variant(const char *name, bool optional)
 {
@@ -143,4 +148,27 @@ void test_exhaustive(void)
 {
     if (getenv("DAMAS_TEST_QUICK"))
         cr_skip_test("exhaustive: make test runs it");
+}
+
+bool test_db_shared(const Variant *v, int pieces, char *dir, size_t len)
+{
+    const char *base = getenv("DAMAS_TEST_DB_CACHE");
+    if (!base || !*base)
+        return false;
+    snprintf(dir, len, "%s/%s%s-%d", base, v->name, v->rules.optional_capture ? "-oc" : "", pieces);
+    char lock[600], done[600], err[512];
+    snprintf(lock, sizeof lock, "%s.lock", dir);
+    snprintf(done, sizeof done, "%s.done", dir);
+    int fd = open(lock, O_CREAT | O_RDWR, 0644);
+    cr_assert_geq(fd, 0, "cannot open %s", lock);
+    cr_assert_eq(flock(fd, LOCK_EX), 0);
+    if (access(done, F_OK) != 0) {
+        cr_assert_eq(gen_run(v, pieces, dir, 2, NULL, err, sizeof err), DAMAS_OK, "%s", err);
+        FILE *f = fopen(done, "w");
+        cr_assert_not_null(f);
+        fclose(f);
+    }
+    flock(fd, LOCK_UN);
+    close(fd);
+    return true;
 }

@@ -34,6 +34,12 @@ int test_random_positions(const Variant *v, uint64_t seed, int count, int plies,
  * `make test` runs it. */
 void test_exhaustive(void);
 
+/* A database of v up to `pieces` built once for the whole run, shared by the tests that only
+ * read it: its directory in dir, when the run has a cache ($DAMAS_TEST_DB_CACHE, set by
+ * `make test` and `make check`); false without one (the caller builds its own). Built under a
+ * lock, so parallel tests wait for the first. */
+bool test_db_shared(const Variant *v, int pieces, char *dir, size_t len);
+
 /* Replaces attribute `name` of object `object` (a group, or "/") in the HDF5 file `path` by
  * an array of 64 integers, where readers expect one value; fails the test if it cannot. */
 void test_h5_attr_as_array(const char *path, const char *object, const char *name);

@@ -16,16 +16,20 @@
 typedef struct {
     Variant v;
     char dir[64];
+    bool shared;         /* the run's database (test_db_shared): read, never changed or removed */
     DbSet *mem;          /* the same units solved in memory: true values everywhere */
 } Fixture;
 
 static void fixture_build(Fixture *f, const char *variant, bool optional, int pieces)
 {
     f->v = test_variant(variant, optional);
-    snprintf(f->dir, sizeof f->dir, "/tmp/damas-probe-XXXXXX");
-    cr_assert_not_null(mkdtemp(f->dir));
     char err[512];
-    cr_assert_eq(gen_run(&f->v, pieces, f->dir, 2, NULL, err, sizeof err), DAMAS_OK, "%s", err);
+    f->shared = test_db_shared(&f->v, pieces, f->dir, sizeof f->dir);
+    if (!f->shared) {
+        snprintf(f->dir, sizeof f->dir, "/tmp/damas-probe-XXXXXX");
+        cr_assert_not_null(mkdtemp(f->dir));
+        cr_assert_eq(gen_run(&f->v, pieces, f->dir, 2, NULL, err, sizeof err), DAMAS_OK, "%s", err);
+    }
     f->mem = malloc(sizeof *f->mem);
     dbset_init(f->mem, &f->v);
     Material units[DB_MAX_MATERIALS];
@@ -45,6 +49,8 @@ static void fixture_free(Fixture *f)
 {
     dbset_free(f->mem);
     free(f->mem);
+    if (f->shared)
+        return;
     char cmd[128];
     snprintf(cmd, sizeof cmd, "rm -rf %s", f->dir);
     if (system(cmd) != 0)
