@@ -324,6 +324,7 @@ Test(gen, optional_capture_databases_build_and_verify)
  * longest way out, one ply more than its longest-lasting successor's. */
 Test(gen, lost_position_lasts_longest_through_a_promotion)
 {
+    test_exhaustive();
     DbSet *s = solved_set("brazilian", 4);
     Material units[DB_MAX_MATERIALS];
     int n = material_all(4, 8, units);
