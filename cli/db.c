@@ -5,10 +5,10 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../core/system.h"
 #include "../db/store.h"
 #include "../gen/gen.h"
 #include "cli.h"
-#include "../core/system.h"
 
 static const char gen_help[] =
     "usage: damas gen --variant V [--optional-capture] --pieces N --out DIR [--threads T] [--low-memory]\n"

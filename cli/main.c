@@ -5,9 +5,9 @@
 #include <string.h>
 #include <time.h>
 
+#include "../core/system.h"
 #include "../core/variant.h"
 #include "cli.h"
-#include "../core/system.h"
 
 
 static const struct {

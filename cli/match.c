@@ -8,11 +8,11 @@
 
 #include "../core/board.h"
 #include "../core/notation.h"
+#include "../core/system.h"
 #include "../core/variant.h"
 #include "../engine/match.h"
 #include "../engine/pdn.h"
 #include "cli.h"
-#include "../core/system.h"
 
 static const char match_help[] =
     "usage: damas match --variant V [--optional-capture] --a W1 --b W2 --games N\n"

@@ -3,9 +3,9 @@
 
 #include "../core/movegen.h"
 #include "../core/notation.h"
+#include "../core/system.h"
 #include "../core/variant.h"
 #include "cli.h"
-#include "../core/system.h"
 
 static const char perft_help[] =
     "usage: damas perft --variant V [--optional-capture] [--fen FEN] [--divide] [--keep] [--json] DEPTH\n"

@@ -6,11 +6,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../core/system.h"
 #include "../core/variant.h"
 #include "../train/train.h"
 #include "../engine/pdn.h"
 #include "cli.h"
-#include "../core/system.h"
 
 static const char selfplay_help[] =
     "usage: damas selfplay --variant V [--optional-capture] --data FILE.h5 (--positions N | --games G)\n"

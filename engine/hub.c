@@ -17,8 +17,8 @@
 
 #include "../core/board.h"
 #include "../core/notation.h"
-#include "../core/variant.h"
 #include "../core/system.h"
+#include "../core/variant.h"
 
 /* The bit of square number k (1-based) in v's numbering, or -1. */
 static int square_bit(const Variant *v, long k)

@@ -6,8 +6,8 @@
 #include <time.h>
 
 #include "../core/memory.h"
-#include "../core/variant.h"
 #include "../core/system.h"
+#include "../core/variant.h"
 
 enum { BOUND_UPPER = 1, BOUND_LOWER = 2, BOUND_EXACT = 3 };
 

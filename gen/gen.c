@@ -10,9 +10,9 @@
 #include "../core/memory.h"
 #include "../core/movegen.h"
 #include "../core/position.h"
+#include "../core/system.h"
 #include "../db/probe.h"
 #include "solve.h"
-#include "../core/system.h"
 
 /* Solves unit m from the tables in set, writes it to dir (with a split: rank 0 writes) and
  * adds its tables to set. */

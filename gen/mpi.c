@@ -24,8 +24,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "gen.h"
 #include "../core/system.h"
+#include "gen.h"
 
 enum { TAG_REPORT = 1, TAG_WORK = 2, STOP = -1 };
 

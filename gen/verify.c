@@ -7,9 +7,9 @@
 #include "../core/movegen.h"
 #include "../core/notation.h"
 #include "../core/position.h"
+#include "../core/system.h"
 #include "../db/probe.h"
 #include "gen.h"
-#include "../core/system.h"
 
 /* Checks one position; on an inconsistency writes why to `why` and returns false. */
 static bool verify_position(const DbSet *s, DbProbe *disk, const DbTable *t, uint64_t i, const Position *pos,

@@ -6,9 +6,9 @@
 #include <string.h>
 #include <time.h>
 
+#include "../core/system.h"
 #include "../core/variant.h"
 #include "../db/probe.h"
-#include "../core/system.h"
 
 static uint64_t next_random(uint64_t *s)
 {
