@@ -77,5 +77,4 @@ bool cli_threads(const char *text, uint64_t *threads);
 /* Looks up --variant (with --optional-capture); prints the error itself. */
 bool cli_variant(const char *name, bool optional_capture, Variant *out);
 
-
 #endif

@@ -9,7 +9,6 @@
 #include "../core/variant.h"
 #include "cli.h"
 
-
 static const struct {
     const char *name;
     int (*run)(int argc, char **argv);
@@ -125,7 +124,6 @@ bool cli_draw_rules(const char *name, Variant *v)
     }
     return true;
 }
-
 
 static void usage(FILE *out)
 {

@@ -10,32 +10,38 @@ static const DrawRules default_draw = {
     "default", 80, 0, "40 moves", NULL, 3, 0, {{0}},
     "../shared/RULES.md and the seeds: 40 moves by each side without a capture or a promotion"};
 
-static const DrawRules official_draw[VARIANT_COUNT] = {
-    [VARIANT_BRAZILIAN] = {"official", 0, 0, NULL, NULL, 3, 1,
-        {{2, 24, .only_kings = true, .plies = 40, .name = "20 moves with only kings"}},
-        "seed 004 (Brazilian rules): 20 moves in a row without a capture once only kings are left"},
-    [VARIANT_RUSSIAN] = {"official", 0, 30, NULL, "15 moves of kings only", 3, 4,
-        {{4, 24, .lone_king = true, .only_kings = true, .plies = 30, .name = "15 moves, kings against a lone king"},
-         {2, 3, .lone_king = true, .both_kings = true, .plies = 10, .name = "5-move ending"},
-         {4, 5, .both_kings = true, .plies = 60, .name = "30-move ending"},
-         {6, 7, .both_kings = true, .plies = 120, .name = "60-move ending"}},
-        "Russian draughts rules (Minsport of Russia): 15 moves of kings only; three or more kings "
-        "against one king, 15 moves; endings where both sides have kings: 2-3 pieces 5 moves, "
-        "4-5 pieces 30 moves, 6-7 pieces 60 moves"},
-    [VARIANT_SPANISH] = {"official", 80, 0, "40 moves", NULL, 3, 0, {{0}},
-        "no federation text known to damas: the default rule"},
-    [VARIANT_CZECH] = {"official", 80, 0, "40 moves", NULL, 3, 0, {{0}},
-        "no federation text known to damas: the default rule"},
-    [VARIANT_ITALIAN] = {"official", 80, 0, "40 moves", NULL, 3, 0, {{0}},
-        "no federation text known to damas: the default rule"},
-    [VARIANT_AMERICAN] = {"official", 0, 80, NULL, "40 moves without a man's move or a capture", 3, 0, {{0}},
-        "English Draughts Association / ACF rules: 40 moves by each player without an uncrowned man "
-        "advanced and without a capture; threefold repetition"},
-    [VARIANT_INTERNATIONAL] = {"official", 0, 50, NULL, "25 moves of kings only", 3, 2,
-        {{4, 4, .lone_king = true, .both_kings = true, .plies = 32, .name = "16-move ending"},
-         {2, 3, .lone_king = true, .both_kings = true, .plies = 10, .name = "5-move ending"}},
-        "FMJD rules, article 6: 25 moves of kings only without a capture; three pieces with a king "
-        "against a lone king, 16 moves; two pieces or one against it, 5 moves; threefold repetition"},
+static const DrawRules brazilian_draw = {"official", 0, 0, NULL, NULL, 3, 1,
+    {{2, 24, .only_kings = true, .plies = 40, .name = "20 moves with only kings"}},
+    "seed 004 (Brazilian rules): 20 moves in a row without a capture once only kings are left"};
+
+static const DrawRules russian_draw = {"official", 0, 30, NULL, "15 moves of kings only", 3, 4,
+    {{4, 24, .lone_king = true, .only_kings = true, .plies = 30, .name = "15 moves, kings against a lone king"},
+     {2, 3, .lone_king = true, .both_kings = true, .plies = 10, .name = "5-move ending"},
+     {4, 5, .both_kings = true, .plies = 60, .name = "30-move ending"},
+     {6, 7, .both_kings = true, .plies = 120, .name = "60-move ending"}},
+    "Russian draughts rules (Minsport of Russia): 15 moves of kings only; three or more kings "
+    "against one king, 15 moves; endings where both sides have kings: 2-3 pieces 5 moves, "
+    "4-5 pieces 30 moves, 6-7 pieces 60 moves"};
+
+static const DrawRules english_draw = {"official", 0, 80, NULL, "40 moves without a man's move or a capture", 3, 0,
+    {{0}},
+    "English Draughts Association / ACF rules: 40 moves by each player without an uncrowned man "
+    "advanced and without a capture; threefold repetition"};
+
+static const DrawRules fmjd_draw = {"official", 0, 50, NULL, "25 moves of kings only", 3, 2,
+    {{4, 4, .lone_king = true, .both_kings = true, .plies = 32, .name = "16-move ending"},
+     {2, 3, .lone_king = true, .both_kings = true, .plies = 10, .name = "5-move ending"}},
+    "FMJD rules, article 6: 25 moves of kings only without a capture; three pieces with a king "
+    "against a lone king, 16 moves; two pieces or one against it, 5 moves; threefold repetition"};
+
+/* Where damas knows no federation text: the default rule, asked for as the official one. */
+static const DrawRules unknown_draw = {"official", 80, 0, "40 moves", NULL, 3, 0, {{0}},
+    "no federation text known to damas: the default rule"};
+
+static const DrawRules *const official_draw[VARIANT_COUNT] = {
+    [VARIANT_BRAZILIAN] = &brazilian_draw, [VARIANT_RUSSIAN] = &russian_draw, [VARIANT_SPANISH] = &unknown_draw,
+    [VARIANT_CZECH] = &unknown_draw,       [VARIANT_ITALIAN] = &unknown_draw, [VARIANT_AMERICAN] = &english_draw,
+    [VARIANT_INTERNATIONAL] = &fmjd_draw,
 };
 
 static const Variant variants[VARIANT_COUNT] = {
@@ -125,7 +131,7 @@ int variant_set_draw_rules(Variant *v, const char *name, char *err, size_t errle
     if (!strcmp(name, "default"))
         v->draw = &default_draw;
     else if (!strcmp(name, "official"))
-        v->draw = &official_draw[v->id];
+        v->draw = official_draw[v->id];
     else {
         snprintf(err, errlen, "unknown draw rules '%s' (default or official)", name);
         return DAMAS_ERR_UNKNOWN;

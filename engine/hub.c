@@ -129,7 +129,6 @@ struct HubEngine {
 
 enum { HUB_START_SECONDS = 10, HUB_GRACE_SECONDS = 5 };
 
-
 extern char **environ;
 
 static int fail(HubEngine *e, char *err, size_t errlen, const char *what)

@@ -53,7 +53,6 @@ struct Search {
     int root_score;                            /* of the root's best move so far */
 };
 
-
 Search *search_new(const Variant *v, const Weights *w, DbProbe *db, size_t tt_mb)
 {
     Search *s = malloc(sizeof *s);

@@ -57,7 +57,8 @@ void search_clear(Search *s);
 
 /* Searches root within `limits`. `history` holds the hashes of the game's earlier positions,
  * oldest first (for repetitions), `clock` the draw rule's counts in root (core/game.h). Fills
- * *out (pv_length 0 and score from the evaluation if root has no move); calls report(ctx, info) after each completed iteration if report is not NULL.
+ * *out (pv_length 0 and score from the evaluation if root has no move); calls report(ctx,
+ * info) after each completed iteration if report is not NULL.
  * Returns the number of legal moves of root. */
 int search_run(Search *s, const Position *root, const uint64_t *history, int nhistory, GameClock clock,
                const SearchLimits *limits, SearchInfo *out, void (*report)(void *ctx, const SearchInfo *info),

@@ -46,7 +46,6 @@ int gen_unit(DbSet *set, Material m, const char *dir, int threads, GenUnitTimes 
     return solve_unit(set, NULL, m, dir, threads, NULL, NULL, times, err, errlen);
 }
 
-
 int gen_run(const Variant *v, int pieces, const char *dir, int threads, const GenProgress *progress, char *err,
             size_t errlen)
 {
@@ -174,7 +173,7 @@ int gen_run_split(const Variant *v, int pieces, const char *dir, int threads, So
     if (low_memory || (!split && keeping > gen_memory_size())) {
         gen_plan_lean(units, n, on_disk, v->rules.board_size, split ? split->ranks : 1, plan);
         /* (Where it would take more than the usual plan, it is no help: that one is refused.) */
-        if (!low_memory && plan->peak_bytes >= keeping)
+        if (!gen_lean_chosen(low_memory, keeping, plan->peak_bytes, gen_memory_size()))
             gen_plan(units, n, on_disk, v->rules.board_size, 1, plan);
         else if (progress && progress->note) {
             char note[256];

@@ -132,6 +132,13 @@ void gen_plan(const Material *units, int n, const bool *on_disk, int board, int 
  * (their working state divided among them). */
 void gen_plan_lean(const Material *units, int n, const bool *on_disk, int board, int ranks, GenPlan *plan);
 
+/* Whether a build follows the low-memory plan: if asked (`low_memory`), or if the usual plan's
+ * `usual` bytes exceed `have` and the low-memory plan's `lean` are fewer. */
+static inline bool gen_lean_chosen(bool low_memory, uint64_t usual, uint64_t lean, uint64_t have)
+{
+    return low_memory || (usual > have && lean < usual);
+}
+
 /* In a low-memory plan, whether unit d (of N - 1 pieces) is held while top unit u is solved:
  * u needs it. */
 bool gen_lean_holds(const Material *units, const GenPlan *plan, int u, int d);
@@ -148,7 +155,6 @@ int gen_check_memory(const Variant *v, int pieces, int ranks, int node_ranks, bo
 /* One unit: loaded into set if complete in dir (times->skipped), else solved from the units it needs
  * (which must be in set) and written atomically to dir; either way its tables join set. */
 int gen_unit(DbSet *set, Material m, const char *dir, int threads, GenUnitTimes *times, char *err, size_t errlen);
-
 
 #ifdef DAMAS_MPI
 /* gen_run across the ranks of MPI_COMM_WORLD (initialising and finalising MPI): rank 0 hands

@@ -171,7 +171,7 @@ int gen_plan_summary(const Variant *v, int pieces, const char *dir, int ranks, b
     out->lean_bytes = plan->peak_bytes;
     gen_plan_lean(units, n, on_disk, board, ranks, plan);
     out->split_lean_bytes = plan->peak_bytes;
-    out->lean = low_memory || (out->usual_bytes > out->memory_bytes && out->lean_bytes < out->usual_bytes);
+    out->lean = gen_lean_chosen(low_memory, out->usual_bytes, out->lean_bytes, out->memory_bytes);
     out->fits = (out->lean ? out->lean_bytes : out->usual_bytes) <= out->memory_bytes;
     free(plan);
     return DAMAS_OK;
@@ -206,14 +206,10 @@ int gen_check_memory(const Variant *v, int pieces, int ranks, int node_ranks, bo
         gen_plan(units, n, on_disk, v->rules.board_size, ranks, plan);
         uint64_t peak = plan->peak_bytes;
         gen_plan_lean(units, n, on_disk, v->rules.board_size, ranks, plan);
-        /* The low-memory plan where asked for, or where the usual one does not fit and it
-         * needs less. */
         /* --max-memory caps each process; without it, the node's ranks share its memory. */
         uint64_t share = memory_limit ? 1 : (uint64_t)node_ranks;
-        if (*low_memory || (peak * share > gen_memory_size() && plan->peak_bytes < peak)) {
-            *low_memory = true;
+        if ((*low_memory = gen_lean_chosen(*low_memory, peak * share, plan->peak_bytes * share, gen_memory_size())))
             peak = plan->peak_bytes;
-        }
         free(plan);
         snprintf(how, sizeof how, " (%.1f GiB a rank%s, %d of the %d ranks on this machine)", (double)peak / (1 << 30),
                  *low_memory ? ", low-memory plan" : "", node_ranks, ranks);

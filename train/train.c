@@ -18,7 +18,6 @@ static uint64_t next_random(uint64_t *s)
     return x ^ (x >> 32);
 }
 
-
 /* Self-play openings: a built-in opening, then 2 to 5 random plies (fewer if the game ends). */
 static void opening_for(const Variant *v, const Position *openings, int nopen, uint64_t seed, Position *out)
 {
