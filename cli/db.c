@@ -21,8 +21,9 @@ static const char gen_help[] =
     "Built with `make MPI=1`, `mpirun -np R damas gen ...` shares the units among R processes.\n"
     "  --threads T   OpenMP threads (default: all cores)\n"
     "  --low-memory  solve the units of N pieces one at a time, reading the units they promote\n"
-    "                into from DIR instead of keeping them (chosen by itself when keeping them\n"
-    "                would not fit in memory): slower, for ≤7 pieces on 8x8 in 24 GiB\n"
+    "                into from DIR (chosen by itself when keeping every table would not fit in\n"
+    "                memory; then, or with --max-memory, the N-piece units promoted into are\n"
+    "                kept while they fit): for ≤7 pieces on 8x8 in 24 GiB\n"
     "  --split       (MPI build) the R processes solve each unit together, each holding the\n"
     "                working state of 1/R of its positions: for units too big for one node\n"
     "  --max-memory SIZE  plan for at most SIZE of memory (a number of bytes, or with K, M, G\n"
@@ -128,6 +129,8 @@ static int print_plan(const Variant *v, int pieces, const char *dir, int ranks, 
            p.units, p.on_disk, (unsigned long long)p.positions, (unsigned long long)p.largest_unit);
     printf("  keeping the tables the units to solve need: %.2f GiB at the peak\n", p.usual_bytes / gib);
     printf("  low-memory plan (the top units read what they promote into from disk): %.2f GiB\n", p.lean_bytes / gib);
+    printf("    keeping the top units promoted into while they fit: %.2f GiB, %d of %d kept\n", p.lean_keep_bytes / gib,
+           p.lean_kept, p.top_units);
     printf("  every unit split over %d ranks (--split, MPI build): %.2f GiB a rank, %.2f with --low-memory\n", ranks,
            p.split_bytes / gib, p.split_lean_bytes / gib);
     printf("  memory: %.2f GiB: a build follows the %s plan, which %s\n", p.memory_bytes / gib,

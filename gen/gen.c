@@ -171,17 +171,26 @@ int gen_run_split(const Variant *v, int pieces, const char *dir, int threads, So
      * with low_memory) follows the low-memory plan. */
     uint64_t keeping = plan->peak_bytes;
     if (low_memory || (!split && keeping > gen_memory_size())) {
-        gen_plan_lean(units, n, on_disk, v->rules.board_size, split ? split->ranks : 1, plan);
+        gen_plan_lean(units, n, on_disk, v->rules.board_size, split ? split->ranks : 1, 0, plan);
         /* (Where it would take more than the usual plan, it is no help: that one is refused.) */
-        if (!gen_lean_chosen(low_memory, keeping, plan->peak_bytes, gen_memory_size()))
+        if (!gen_lean_chosen(low_memory, keeping, plan->peak_bytes, gen_memory_size())) {
             gen_plan(units, n, on_disk, v->rules.board_size, 1, plan);
-        else if (progress && progress->note) {
-            char note[256];
-            snprintf(note, sizeof note,
-                     "low-memory plan: the %d-piece units read the units they promote into from disk and are "
-                     "not kept; about %.1f GiB (keeping the tables: %.1f GiB)",
-                     material_pieces(units[n - 1]), (double)plan->peak_bytes / (1 << 30), (double)keeping / (1 << 30));
-            progress->note(progress->ctx, note);
+        } else {
+            /* One process keeps what it can of the top units within its memory, unless asked
+             * for the low-memory plan with no limit given: then it holds the least it can. (The
+             * ranks of a split may share a machine: they keep none.) */
+            uint64_t least = plan->peak_bytes;
+            if (!split && (!low_memory || gen_memory_limit()) && least <= gen_memory_size())
+                gen_plan_lean(units, n, on_disk, v->rules.board_size, 1, gen_keep_budget(), plan);
+            if (progress && progress->note) {
+                char note[320];
+                snprintf(note, sizeof note,
+                         "low-memory plan: the %d-piece units read the units they promote into from disk unless "
+                         "kept (%d kept); about %.1f GiB, at least %.1f (keeping every table: %.1f GiB)",
+                         material_pieces(units[n - 1]), plan->lean_kept, (double)plan->peak_bytes / (1 << 30),
+                         (double)least / (1 << 30), (double)keeping / (1 << 30));
+                progress->note(progress->ctx, note);
+            }
         }
     }
     /* A build that cannot fit leaves no directory behind. (With a split, gen_run_mpi has

@@ -84,6 +84,13 @@ uint64_t gen_memory_size(void);
  * --max-memory`. Process-wide. */
 void gen_set_memory_limit(uint64_t bytes);
 
+/* The limit set (0: none). */
+uint64_t gen_memory_limit(void);
+
+/* What a low-memory plan may hold keeping top units: 15/16 of gen_memory_size(), the rest
+ * left to the system and the page cache. */
+uint64_t gen_keep_budget(void);
+
 /* The plans for building v up to `pieces` into dir (NULL: nothing on disk yet), as `damas
  * gen --plan` prints them. */
 typedef struct {
@@ -91,6 +98,8 @@ typedef struct {
     uint64_t positions, largest_unit;
     uint64_t usual_bytes;     /* peak keeping the tables the units to solve need (one process) */
     uint64_t lean_bytes;      /* peak of the low-memory plan */
+    uint64_t lean_keep_bytes; /* the same keeping top units within memory_bytes */
+    int lean_kept, top_units; /* of the top units solved that others promote into, those it keeps */
     uint64_t split_bytes;     /* peak a rank with every unit split over `ranks` (--split) */
     uint64_t split_lean_bytes;   /* the same with the low-memory plan (--split --low-memory) */
     uint64_t memory_bytes;    /* gen_memory_size() */
@@ -116,6 +125,7 @@ typedef struct {
     bool load[DB_MAX_MATERIALS];
     int free_after[DB_MAX_MATERIALS];
     int lean_from;
+    int lean_kept;            /* top units kept for the top units promoting into them */
     uint64_t peak_bytes;
 } GenPlan;
 
@@ -127,10 +137,13 @@ void gen_plan(const Material *units, int n, const bool *on_disk, int board, int 
  * last unit (N), except that those of fewer than N - 1 pieces are kept to the end; then each
  * N-piece unit is solved holding only the (N - 1)-piece units it needs (loading them again
  * from disk if they were dropped), reading the N-piece units it promotes into from disk
- * through a probe cache, and dropped once written. For builds that keeping every table a
- * later unit needs would not fit: ≤7 pieces on 8x8. `ranks`: each unit split over that many
- * (their working state divided among them). */
-void gen_plan_lean(const Material *units, int n, const bool *on_disk, int board, int ranks, GenPlan *plan);
+ * through a probe cache, and dropped once written, unless it can be kept for the N-piece units
+ * promoting into it within `budget` bytes (0: none kept; peak_bytes then is the least the
+ * build needs). For builds that keeping every table a later unit needs would not fit: ≤7
+ * pieces on 8x8. `ranks`: each unit split over that many (their working state divided among
+ * them). */
+void gen_plan_lean(const Material *units, int n, const bool *on_disk, int board, int ranks, uint64_t budget,
+                   GenPlan *plan);
 
 /* Whether a build follows the low-memory plan: if asked (`low_memory`), or if the usual plan's
  * `usual` bytes exceed `have` and the low-memory plan's `lean` are fewer. */

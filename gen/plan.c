@@ -93,12 +93,14 @@ bool gen_lean_holds(const Material *units, const GenPlan *plan, int u, int d)
            gen_unit_needs(units[u], units[d]);
 }
 
-void gen_plan_lean(const Material *units, int n, const bool *on_disk, int board, int ranks, GenPlan *plan)
+void gen_plan_lean(const Material *units, int n, const bool *on_disk, int board, int ranks, uint64_t budget,
+                   GenPlan *plan)
 {
     int top = material_pieces(units[n - 1]), first = 0;
     while (material_pieces(units[first]) < top)
         first++;
     plan->lean_from = first;   /* (gen_lean_holds reads it below) */
+    plan->lean_kept = 0;
     bool solving = false;
     for (int u = first; u < n; u++)
         solving |= !on_disk[u];
@@ -115,6 +117,7 @@ void gen_plan_lean(const Material *units, int n, const bool *on_disk, int board,
     plan->peak_bytes = plan_peak(units, first, on_disk, board, ranks, plan, &small);
     /* The top units: each solved with the top - 1 units it needs held (loaded again if need
      * be), the top units it promotes into read from disk, and dropped once written. */
+    uint64_t need[DB_MAX_MATERIALS] = {0}, kept[DB_MAX_MATERIALS] = {0};
     for (int u = first; u < n; u++) {
         plan->load[u] = false;
         plan->free_after[u] = on_disk[u] ? -1 : u;
@@ -127,11 +130,32 @@ void gen_plan_lean(const Material *units, int n, const bool *on_disk, int board,
                 held += GEN_KEPT_BYTES * size;
                 largest = size > largest ? size : largest;
             }
-        uint64_t need =
-            small + held + GEN_KEPT_BYTES * largest + solving_bytes(units[u], board, ranks) + DISK_CACHE_BYTES;
-        if (need > plan->peak_bytes)
-            plan->peak_bytes = need;
+        need[u] = small + held + GEN_KEPT_BYTES * largest + solving_bytes(units[u], board, ranks) + DISK_CACHE_BYTES;
     }
+    /* Within the budget, a top unit solved here is instead kept until the last top unit that
+     * promotes into it: that one then looks its exits up in memory rather than through the
+     * probe cache, what made the top units the slowest. The earliest units are kept first. */
+    for (int d = first; d < n && budget > 0; d++) {
+        int last = -1;
+        for (int u = d + 1; u < n; u++)
+            if (!on_disk[u] && gen_unit_needs(units[u], units[d]))
+                last = u;
+        if (on_disk[d] || last < 0)
+            continue;
+        uint64_t bytes = GEN_KEPT_BYTES * gen_unit_size(units[d], board);
+        bool fits = true;
+        for (int u = d + 1; u <= last && fits; u++)
+            fits = on_disk[u] || need[u] + kept[u] + bytes <= budget;
+        if (!fits)
+            continue;
+        for (int u = d + 1; u <= last; u++)
+            kept[u] += bytes;
+        plan->free_after[d] = last;
+        plan->lean_kept++;
+    }
+    for (int u = first; u < n; u++)
+        if (need[u] + kept[u] > plan->peak_bytes)
+            plan->peak_bytes = need[u] + kept[u];
 }
 
 static uint64_t memory_limit;   /* gen_set_memory_limit; 0: none */
@@ -139,6 +163,16 @@ static uint64_t memory_limit;   /* gen_set_memory_limit; 0: none */
 void gen_set_memory_limit(uint64_t bytes)
 {
     memory_limit = bytes;
+}
+
+uint64_t gen_memory_limit(void)
+{
+    return memory_limit;
+}
+
+uint64_t gen_keep_budget(void)
+{
+    return gen_memory_size() / 16 * 15;
 }
 
 uint64_t gen_memory_size(void)
@@ -167,9 +201,18 @@ int gen_plan_summary(const Variant *v, int pieces, const char *dir, int ranks, b
     out->usual_bytes = plan->peak_bytes;
     gen_plan(units, n, on_disk, board, ranks, plan);
     out->split_bytes = plan->peak_bytes;
-    gen_plan_lean(units, n, on_disk, board, 1, plan);
+    gen_plan_lean(units, n, on_disk, board, 1, 0, plan);
     out->lean_bytes = plan->peak_bytes;
-    gen_plan_lean(units, n, on_disk, board, ranks, plan);
+    for (int d = plan->lean_from; d < n; d++) {
+        bool promoted_into = false;
+        for (int u = d + 1; u < n && !on_disk[d]; u++)
+            promoted_into |= !on_disk[u] && gen_unit_needs(units[u], units[d]);
+        out->top_units += promoted_into;
+    }
+    gen_plan_lean(units, n, on_disk, board, 1, gen_keep_budget(), plan);
+    out->lean_keep_bytes = plan->peak_bytes;
+    out->lean_kept = plan->lean_kept;
+    gen_plan_lean(units, n, on_disk, board, ranks, 0, plan);
     out->split_lean_bytes = plan->peak_bytes;
     out->lean = gen_lean_chosen(low_memory, out->usual_bytes, out->lean_bytes, out->memory_bytes);
     out->fits = (out->lean ? out->lean_bytes : out->usual_bytes) <= out->memory_bytes;
@@ -205,7 +248,7 @@ int gen_check_memory(const Variant *v, int pieces, int ranks, int node_ranks, bo
         }
         gen_plan(units, n, on_disk, v->rules.board_size, ranks, plan);
         uint64_t peak = plan->peak_bytes;
-        gen_plan_lean(units, n, on_disk, v->rules.board_size, ranks, plan);
+        gen_plan_lean(units, n, on_disk, v->rules.board_size, ranks, 0, plan);
         /* --max-memory caps each process; without it, the node's ranks share its memory. */
         uint64_t share = memory_limit ? 1 : (uint64_t)node_ranks;
         if ((*low_memory = gen_lean_chosen(*low_memory, peak * share, plan->peak_bytes * share, gen_memory_size())))

@@ -48,6 +48,9 @@ check gen_low_memory_says_so 0 "low-memory plan: the 3-piece units read the unit
   "$damas" gen --variant czech --pieces 3 --out "$lowmem/lean" --low-memory
 "$damas" gen --variant czech --pieces 3 --out "$lowmem/usual" >/dev/null 2>&1
 if diff -r "$lowmem/lean" "$lowmem/usual" >/dev/null; then ok; else fail "gen_low_memory_same_files: they differ"; fi
+check gen_low_memory_keeps_what_fits 0 "unless kept (5 kept)" -- \
+  "$damas" gen --variant czech --pieces 3 --out "$lowmem/keep" --low-memory --max-memory 1G
+if diff -r "$lowmem/keep" "$lowmem/usual" >/dev/null; then ok; else fail "gen_low_memory_keeping_same_files: they differ"; fi
 rm -rf "$lowmem"
 check verify_needs_db 2 "error: --db DIR is required" -- "$damas" verify
 check info_needs_db 2 "error: --db DIR is required" -- "$damas" info

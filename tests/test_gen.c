@@ -487,6 +487,11 @@ Test(gen, generator_holds_only_the_units_still_needed)
     cr_assert_lt(plan.peak_bytes, all);
 }
 
+static void keep_note(void *ctx, const char *message)
+{
+    snprintf(ctx, 400, "%s", message);
+}
+
 /* Builds ≤pieces of a variant with the usual plan and with the low-memory one (the top units
  * reading their promotions from disk), then again low-memory after deleting one unit of each
  * of the two largest piece counts (so a dropped unit of N - 1 pieces is loaded again): the
@@ -501,6 +506,19 @@ static void assert_low_memory_builds_the_same_files(const char *variant, bool op
     cr_assert_eq(gen_run_split(&v, pieces, lean, 2, NULL, true, NULL, err, sizeof err), DAMAS_OK, "%s", err);
     snprintf(cmd, sizeof cmd, "diff -r %s %s >/dev/null", usual, lean);
     cr_assert_eq(system(cmd), 0, "%s: the low-memory build differs", variant);
+    /* With a memory limit, the top units promoted into are kept in memory for those that
+     * promote into them (read in memory, not from disk): the same files. */
+    snprintf(cmd, sizeof cmd, "rm -rf %s/*", lean);
+    cr_assert_eq(system(cmd), 0);
+    gen_set_memory_limit((uint64_t)1 << 30);
+    char note[400] = "";
+    GenProgress progress = {NULL, note, keep_note, NULL};
+    cr_assert_eq(gen_run_split(&v, pieces, lean, 2, NULL, true, &progress, err, sizeof err), DAMAS_OK, "%s", err);
+    gen_set_memory_limit(0);
+    int kept = 0;
+    cr_assert(sscanf(strstr(note, "(") ? strstr(note, "(") : "", "(%d kept)", &kept) == 1 && kept > 0, "%s", note);
+    snprintf(cmd, sizeof cmd, "diff -r %s %s >/dev/null", usual, lean);
+    cr_assert_eq(system(cmd), 0, "%s: the low-memory build keeping top units differs", variant);
     Material units[DB_MAX_MATERIALS];
     int n = gen_units(pieces, v.rules.board_size, units), deleted = 0;
     for (int u = n - 1; u >= 0 && deleted < 2; u--)
@@ -597,7 +615,7 @@ static void assert_low_memory_plan_holds_what_is_needed(int pieces, int board, c
     Material units[DB_MAX_MATERIALS];
     int n = gen_units(pieces, board, units);
     GenPlan plan;
-    gen_plan_lean(units, n, on_disk, board, 1, &plan);
+    gen_plan_lean(units, n, on_disk, board, 1, 0, &plan);
     cr_assert_lt(plan.lean_from, n);
     cr_assert_eq(material_pieces(units[plan.lean_from]), pieces);
     cr_assert_eq(material_pieces(units[plan.lean_from - 1]), pieces - 1);
@@ -638,14 +656,14 @@ Test(gen, low_memory_plan_holds_what_each_unit_needs)
         on_disk[u] = false;
     GenPlan usual, lean, after_usual;
     gen_plan(units, n, on_disk, 8, 1, &usual);
-    gen_plan_lean(units, n, on_disk, 8, 1, &lean);
+    gen_plan_lean(units, n, on_disk, 8, 1, 0, &lean);
     cr_assert_lt(lean.peak_bytes, usual.peak_bytes / 2);
     cr_assert_lt(lean.peak_bytes, (uint64_t)23 << 30);
     /* Its peak counts, for every top unit, the units it holds (planned at 2 bytes a position)
      * beside its working state (a 2-byte word a position, and 4-byte queue entries for three
      * quarters of them) -- also when planned after the usual plan, as gen does. */
     gen_plan(units, n, on_disk, 8, 1, &after_usual);
-    gen_plan_lean(units, n, on_disk, 8, 1, &after_usual);
+    gen_plan_lean(units, n, on_disk, 8, 1, 0, &after_usual);
     cr_assert_eq(after_usual.peak_bytes, lean.peak_bytes);
     for (int u = lean.lean_from; u < n; u++) {
         uint64_t held = 0;
@@ -655,6 +673,26 @@ Test(gen, low_memory_plan_holds_what_each_unit_needs)
         cr_assert_gt(held, 0);
         cr_assert_geq(lean.peak_bytes, held + 5 * gen_unit_size(units[u], 8));
     }
+    /* Within a budget, top units are kept for the top units that promote into them, each until
+     * the last of those, and the peak stays within the budget; with none, none is kept. */
+    cr_assert_eq(lean.lean_kept, 0);
+    GenPlan keep;
+    uint64_t budget = (uint64_t)22 << 30;
+    gen_plan_lean(units, n, on_disk, 8, 1, budget, &keep);
+    cr_assert_gt(keep.lean_kept, 0);
+    cr_assert_leq(keep.peak_bytes, budget);
+    cr_assert_geq(keep.peak_bytes, lean.peak_bytes);
+    int kept = 0;
+    for (int d = keep.lean_from; d < n; d++) {
+        int last = d;
+        for (int u = d + 1; u < n; u++)
+            if (gen_unit_needs(units[u], units[d]))
+                last = u;
+        cr_assert(keep.free_after[d] == d || keep.free_after[d] == last, "top unit %d kept to %d, not %d", d,
+                  keep.free_after[d], last);
+        kept += keep.free_after[d] != d;
+    }
+    cr_assert_eq(kept, keep.lean_kept);
 }
 
 static void count_unit(void *ctx, const GenUnitReport *r)
