@@ -134,7 +134,8 @@ void gen_plan_lean(const Material *units, int n, const bool *on_disk, int board,
     }
     /* Within the budget, a top unit solved here is instead kept until the last top unit that
      * promotes into it: that one then looks its exits up in memory rather than through the
-     * probe cache, what made the top units the slowest. The earliest units are kept first. */
+     * probe cache (a tenth to a sixth of its initialisation, docs/PERFORMANCE.md). The
+     * earliest units are kept first. */
     for (int d = first; d < n && budget > 0; d++) {
         int last = -1;
         for (int u = d + 1; u < n; u++)
