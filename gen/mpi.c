@@ -354,8 +354,16 @@ int gen_run_mpi(const Variant *v, int pieces, const char *dir, int threads, bool
     }
     MPI_Allreduce(&failed, &any_failed, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
     if (any_failed) {
-        if (rc == DAMAS_OK)
+        /* A rank that failed says why before any rank exits: mpirun ends the job at the first
+         * non-zero exit, which could otherwise cut that message off. */
+        if (rc != DAMAS_OK) {
+            fprintf(stderr, "error: %s\n", err);
+            fflush(stderr);
+            snprintf(err, errlen, "rank %d could not start", *rank);
+        } else {
             snprintf(err, errlen, "another rank could not start (see its message)");
+        }
+        MPI_Barrier(MPI_COMM_WORLD);
         MPI_Finalize();
         return rc == DAMAS_OK ? DAMAS_ERR_RANGE : rc;
     }
