@@ -180,7 +180,7 @@ int gen_run_split(const Variant *v, int pieces, const char *dir, int threads, So
              * for the low-memory plan with no limit given: then it holds the least it can. (The
              * ranks of a split may share a machine: they keep none.) */
             uint64_t least = plan->peak_bytes;
-            if (!split && (!low_memory || gen_memory_limit()) && least <= gen_memory_size())
+            if (!split && (!low_memory || gen_memory_limit()))
                 gen_plan_lean(units, n, on_disk, v->rules.board_size, 1, gen_keep_budget(), plan);
             if (progress && progress->note) {
                 char note[320];
