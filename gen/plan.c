@@ -10,8 +10,12 @@
  * at once: every unit of ≤6 Brazilian stayed below 0.6), both divided among the ranks of a
  * split, plus a round of a level's positions put in order (SOLVE_ORDER_ROUND, 4 bytes each);
  * then it builds each slice's finished table (codes and don't-care flag, at most 3 bytes a
- * position, whole on every rank) while the words of the slices not yet built are still held. */
+ * position, whole on every rank) while the words of the slices not yet built are still held.
+ * A split also holds the updates of a round of SOLVE_EXCHANGE_ROUND positions in flight: about
+ * 10 a position (9.4 on the largest ≤6 Brazilian unit), 8 bytes each, up to twice over in the
+ * senders' growing buffers, once in the copy sent and once received. */
 enum { WORD_BYTES = 2, QUEUE_BYTES = 4, TABLE_BYTES = 3 };
+#define EXCHANGE_BYTES (4ull * 8 * 10 * SOLVE_EXCHANGE_ROUND)
 #define QUEUE_SHARE 0.75
 
 /* Bytes of working state for solving unit m split over `ranks`. */
@@ -26,7 +30,7 @@ static uint64_t solving_bytes(Material m, int board, int ranks)
     }
     uint64_t n = n0 + n1;
     uint64_t propagating = (uint64_t)((WORD_BYTES + QUEUE_BYTES * QUEUE_SHARE) * (double)n) / r +
-                           QUEUE_BYTES * (uint64_t)SOLVE_ORDER_ROUND;
+                           QUEUE_BYTES * (uint64_t)SOLVE_ORDER_ROUND + (ranks > 1 ? EXCHANGE_BYTES : 0);
     uint64_t first = WORD_BYTES * n / r + TABLE_BYTES * n0;
     uint64_t second = WORD_BYTES * n1 / r + TABLE_BYTES * n;
     uint64_t tables = first > second ? first : second;

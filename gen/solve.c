@@ -200,18 +200,32 @@ static bool propagate_levels(Solver *s, Round *round, const SolveWatch *watch, u
         waiting -= taken;
         *most = waiting > *most ? waiting : *most;
         taken += total;
-        for (size_t first = 0, last; first < (size_t)nnow; first = last) {
+        /* In rounds; with a split, each followed by the exchange, for as long as any rank
+         * has a round left. */
+        size_t limit = !split ? ORDER_ROUND : split->round ? split->round : SOLVE_EXCHANGE_ROUND;
+        for (size_t first = 0, last; ok; first = last) {
             size_t n = 0;
-            for (last = first; last < (size_t)nnow && n + now[last]->n <= ORDER_ROUND; last++)
+            for (last = first; last < (size_t)nnow && (last == first || n + now[last]->n <= limit); last++)
                 n += now[last]->n;
-            *decided += propagate_round(s, round, now + first, last - first, n, level);
+            if (last > first)
+                *decided += propagate_round(s, round, now + first, last - first, n, level);
+            if (!split) {
+                if (last == (size_t)nnow)
+                    break;
+                continue;
+            }
+            ok = !s->failed && propagate_exchange(s, s->threads, level);
+            /* A failure anywhere ends every rank's loop (after the same exchanges). */
+            int more = split->max(split->ctx, !ok || s->failed ? 2 : last < (size_t)nnow);
+            if (more == 2)
+                ok = false;
+            else if (!more)
+                break;
         }
         for (long k = 0; k < nnow; k++)
             queue_block_done(s, now[k]);
-        if (split) {
+        if (split)
             split->propagated += total;
-            ok = !s->failed && propagate_exchange(s, s->threads, level);
-        }
         ok = ok && !s->failed;
         if (ok && watch)
             watch->tick(watch->ctx, SOLVE_PROPAGATE, level, *decided, here);

@@ -20,10 +20,13 @@ typedef struct {
 /* Solving one unit together with other processes (`mpirun damas gen --split`, gen/mpi.c):
  * this process owns share `rank` of `ranks` of each slice's index range (solve_share), keeps
  * the working state of those positions only, and hands the updates that fall in other shares
- * to `exchange` once per level. The three functions are collective: every rank calls them
+ * to `exchange` after each round of a level (SOLVE_EXCHANGE_ROUND). The three functions are collective: every rank calls them
  * at the same point, in the same order. */
 typedef struct {
     int rank, ranks;
+    /* Queued positions a rank propagates between two exchanges (whole queue blocks, at least
+     * one); 0: SOLVE_EXCHANGE_ROUND. */
+    size_t round;
     void *ctx;
     /* Sends send[0..) to the ranks, count[r] words to rank r in rank order (count[rank] is 0),
      * and returns what all ranks sent this one, malloc'ed, its length in *received; NULL on
@@ -56,6 +59,12 @@ typedef struct {
 /* A level's queued positions are taken at most this many at a time and put in order of their
  * index first: solving a unit holds 4 bytes each for them besides its state and queue. */
 enum { SOLVE_ORDER_ROUND = 1 << 22 };
+
+/* With a split, a level's positions are propagated at most this many at a time on each rank,
+ * every rank exchanging its updates after each round (an empty one when it has none left), so
+ * the updates in flight stay bounded however large the level: about 10 a position, 8 bytes
+ * each, in the senders' buffers, a copy to send and the receivers' buffer. */
+enum { SOLVE_EXCHANGE_ROUND = 1 << 20 };
 
 /* Solves the unit of material m. `solved` must hold every unit m's captures and promotions
  * lead to. On success out[0..*nout-1] are new tables (m first, then its twin if different),

@@ -150,6 +150,7 @@ enum { FAKE_RANKS = 4 };
 
 typedef struct {
     int ranks;
+    size_t round;   /* SolveSplit.round */
     pthread_barrier_t barrier;
     const uint64_t *send[FAKE_RANKS];
     const size_t *count[FAKE_RANKS];
@@ -218,21 +219,22 @@ static bool fake_broadcast(void *ctx, void *buf, size_t bytes, int root)
 static void *fake_rank_solve(void *arg)
 {
     FakeRank *me = arg;
-    SolveSplit split = {.rank = me->rank, .ranks = me->world->ranks, .ctx = me, .exchange = fake_exchange,
-                        .max = fake_max, .broadcast = fake_broadcast};
+    SolveSplit split = {.rank = me->rank, .ranks = me->world->ranks, .round = me->world->round, .ctx = me,
+                        .exchange = fake_exchange, .max = fake_max, .broadcast = fake_broadcast};
     me->rc = unit_solve_split(me->solved, NULL, me->m, 1, &split, NULL, me->out, &me->nout, NULL, me->err,
                               sizeof me->err);
     return NULL;
 }
 
-/* Every unit up to `pieces` solved by `ranks` threads as a split equals the one-process
- * solution on every rank: values, distances and don't-care flags. */
-static void assert_split_equals_one_process(const char *variant, int pieces, int ranks)
+/* Every unit up to `pieces` solved by `ranks` threads as a split, exchanging updates after
+ * every `round` queued positions (0: the default), equals the one-process solution on every
+ * rank: values, distances and don't-care flags. */
+static void assert_split_equals_one_process(const char *variant, int pieces, int ranks, size_t round)
 {
     Material units[DB_MAX_MATERIALS];
     int n = gen_units(pieces, 8, units);
     DbSet *s = new_set(variant);
-    FakeWorld w = {.ranks = ranks};
+    FakeWorld w = {.ranks = ranks, .round = round};
     pthread_barrier_init(&w.barrier, NULL, (unsigned)ranks);
     for (int u = 0; u < n; u++) {
         FakeRank r[FAKE_RANKS];
@@ -273,13 +275,20 @@ static void assert_split_equals_one_process(const char *variant, int pieces, int
 
 Test(gen, unit_split_over_two_ranks_equals_one_process)
 {
-    assert_split_equals_one_process("russian", 4, 2);
+    assert_split_equals_one_process("russian", 4, 2, 0);
 }
 
 Test(gen, unit_split_over_three_ranks_equals_one_process)
 {
-    assert_split_equals_one_process("american", 4, 3);
-    assert_split_equals_one_process("brazilian", 3, 3);
+    assert_split_equals_one_process("american", 4, 3, 0);
+    assert_split_equals_one_process("brazilian", 3, 3, 0);
+}
+
+/* A level larger than a round goes in several rounds, each followed by an exchange, while the
+ * ranks that have run out of positions exchange nothing: here a queue block a round. */
+Test(gen, unit_split_exchanging_every_block_equals_one_process)
+{
+    assert_split_equals_one_process("russian", 4, 3, 1);
 }
 
 static void build_and_verify(const char *variant, bool optional, int pieces)
