@@ -44,7 +44,7 @@ $(shell mkdir -p build; echo "$(MPI)" | cmp -s - build/mode || echo "$(MPI)" > b
 # Likewise build/pgo for the release objects, so that `make PGO=0` and back rebuilds them.
 $(shell echo "$(PGO)" | cmp -s - build/pgo || echo "$(PGO)" > build/pgo)
 
-.PHONY: all dev test check run deps clean install lib fuzz fuzz-replay bench-perft bench-gen bench-mpi bench-probe bench-search bench-serve
+.PHONY: all dev test check run deps clean install lib fuzz fuzz-replay bench-perft bench-gen bench-mpi bench-split bench-probe bench-search bench-serve
 all: damas
 
 deps:
@@ -223,6 +223,9 @@ bench-gen: damas
 
 bench-mpi: $(MPIB)/damas
 	bash scripts/bench-mpi.sh
+
+bench-split: $(MPIB)/damas
+	bash scripts/bench-split.sh
 
 bench-probe: damas
 	bash scripts/bench-probe.sh

@@ -22,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 
 #include "../core/system.h"
@@ -295,14 +296,18 @@ static int run_split(const Variant *v, int pieces, const char *dir, int threads,
     int rc = gen_run_split(v, pieces, dir, threads, &split, low_memory, rank == 0 ? progress : NULL, err, errlen);
     if (rc != DAMAS_OK)
         return rc;
-    double mine[5] = {(double)split.owned, (double)split.propagated, (double)split.sent, (double)split.received,
-                      system_now() - t0};
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    double mine[6] = {(double)split.owned, (double)split.propagated, (double)split.sent, (double)split.received,
+                      system_now() - t0, (double)ru.ru_maxrss / 1024};
     double *all = rank == 0 ? malloc((size_t)ranks * sizeof mine) : NULL;
-    MPI_Gather(mine, 5, MPI_DOUBLE, all, 5, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+    MPI_Gather(mine, 6, MPI_DOUBLE, all, 6, MPI_DOUBLE, 0, MPI_COMM_WORLD);
     for (int r = 0; all && r < ranks; r++) {
-        const double *x = all + 5 * r;
-        fprintf(stderr, "rank %d: %.0f positions owned, %.0f propagated, %.0f updates sent, %.0f received, %.1f s\n",
-                r, x[0], x[1], x[2], x[3], x[4]);
+        const double *x = all + 6 * r;
+        fprintf(stderr,
+                "rank %d: %.0f positions owned, %.0f propagated, %.0f updates sent, %.0f received, %.1f s, "
+                "peak memory %.0f MiB\n",
+                r, x[0], x[1], x[2], x[3], x[4], x[5]);
     }
     free(all);
     return DAMAS_OK;
