@@ -20,8 +20,8 @@ typedef struct {
 /* Solving one unit together with other processes (`mpirun damas gen --split`, gen/mpi.c):
  * this process owns share `rank` of `ranks` of each slice's index range (solve_share), keeps
  * the working state of those positions only, and hands the updates that fall in other shares
- * to `exchange` after each round of a level (SOLVE_EXCHANGE_ROUND). The three functions are collective: every rank calls them
- * at the same point, in the same order. */
+ * to `exchange` after each round of a level (SOLVE_EXCHANGE_ROUND). The three functions are
+ * collective: every rank calls them at the same point, in the same order. */
 typedef struct {
     int rank, ranks;
     /* Queued positions a rank propagates between two exchanges (whole queue blocks, at least
