@@ -1,7 +1,6 @@
 #include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <sys/resource.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -204,11 +203,9 @@ int cmd_gen(int argc, char **argv)
         return cli_error(CLI_FAIL, "%s", err);
 #endif
     double secs = system_now() - log.start;
-    struct rusage ru;
-    getrusage(RUSAGE_SELF, &ru);
     fprintf(stderr, "done: %s, up to %llu pieces, %llu positions in %.1f s (%.2f M positions/s), peak memory %.0f MiB, in %s\n",
             v.name, (unsigned long long)pieces, (unsigned long long)log.positions, secs,
-            secs > 0 ? (double)log.positions / secs / 1e6 : 0, (double)ru.ru_maxrss / 1024, out);
+            secs > 0 ? (double)log.positions / secs / 1e6 : 0, system_peak_mib(), out);
     return CLI_OK;
 }
 

@@ -1,7 +1,9 @@
-/* What damas asks of the machine: one monotonic clock and one default thread count. */
+/* What damas asks of the machine: one monotonic clock, one default thread count and the
+ * process's peak memory. */
 #ifndef DAMAS_SYSTEM_H
 #define DAMAS_SYSTEM_H
 
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -18,6 +20,14 @@ static inline int system_cores(void)
 {
     long n = sysconf(_SC_NPROCESSORS_ONLN);
     return n > 0 ? (int)n : 1;
+}
+
+/* The most memory this process has held so far, in MiB (its peak resident set). */
+static inline double system_peak_mib(void)
+{
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    return (double)ru.ru_maxrss / 1024;
 }
 
 #endif

@@ -22,7 +22,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <time.h>
 
 #include "../core/system.h"
@@ -296,10 +295,8 @@ static int run_split(const Variant *v, int pieces, const char *dir, int threads,
     int rc = gen_run_split(v, pieces, dir, threads, &split, low_memory, rank == 0 ? progress : NULL, err, errlen);
     if (rc != DAMAS_OK)
         return rc;
-    struct rusage ru;
-    getrusage(RUSAGE_SELF, &ru);
     double mine[6] = {(double)split.owned, (double)split.propagated, (double)split.sent, (double)split.received,
-                      system_now() - t0, (double)ru.ru_maxrss / 1024};
+                      system_now() - t0, system_peak_mib()};
     double *all = rank == 0 ? malloc((size_t)ranks * sizeof mine) : NULL;
     MPI_Gather(mine, 6, MPI_DOUBLE, all, 6, MPI_DOUBLE, 0, MPI_COMM_WORLD);
     for (int r = 0; all && r < ranks; r++) {

@@ -97,10 +97,13 @@ bool gen_lean_holds(const Material *units, const GenPlan *plan, int u, int d)
            gen_unit_needs(units[u], units[d]);
 }
 
-/* The last top unit to solve (not on disk) that promotes into top unit d, or -1 if none. */
+/* The last top unit to solve (not on disk) that promotes into top unit d, or -1 if none or if
+ * d is on disk itself. */
 static int last_promoting(const Material *units, int n, const bool *on_disk, int d)
 {
     int last = -1;
+    if (on_disk[d])
+        return -1;
     for (int u = d + 1; u < n; u++)
         if (!on_disk[u] && gen_unit_needs(units[u], units[d]))
             last = u;
@@ -151,7 +154,7 @@ void gen_plan_lean(const Material *units, int n, const bool *on_disk, int board,
      * probe cache (a tenth to a sixth of its initialisation, docs/PERFORMANCE.md). The
      * earliest units are kept first. */
     for (int d = first; d < n && budget > 0; d++) {
-        int last = on_disk[d] ? -1 : last_promoting(units, n, on_disk, d);
+        int last = last_promoting(units, n, on_disk, d);
         if (last < 0)
             continue;
         uint64_t bytes = GEN_KEPT_BYTES * gen_unit_size(units[d], board);
@@ -216,7 +219,7 @@ int gen_plan_summary(const Variant *v, int pieces, const char *dir, int ranks, b
     gen_plan_lean(units, n, on_disk, board, 1, 0, plan);
     out->lean_bytes = plan->peak_bytes;
     for (int d = plan->lean_from; d < n; d++)
-        out->top_units += !on_disk[d] && last_promoting(units, n, on_disk, d) >= 0;
+        out->top_units += last_promoting(units, n, on_disk, d) >= 0;
     gen_plan_lean(units, n, on_disk, board, 1, gen_keep_budget(), plan);
     out->lean_keep_bytes = plan->peak_bytes;
     out->lean_kept = plan->lean_kept;

@@ -209,18 +209,17 @@ static bool propagate_levels(Solver *s, Round *round, const SolveWatch *watch, u
                 n += now[last]->n;
             if (last > first)
                 *decided += propagate_round(s, round, now + first, last - first, n, level);
-            if (!split) {
-                if (last == (size_t)nnow)
+            if (split) {
+                ok = !s->failed && propagate_exchange(s, s->threads, level);
+                /* A failure anywhere ends every rank's loop (after the same exchanges). */
+                int more = split->max(split->ctx, !ok || s->failed ? 2 : last < (size_t)nnow);
+                if (more == 2)
+                    ok = false;
+                else if (!more)
                     break;
-                continue;
-            }
-            ok = !s->failed && propagate_exchange(s, s->threads, level);
-            /* A failure anywhere ends every rank's loop (after the same exchanges). */
-            int more = split->max(split->ctx, !ok || s->failed ? 2 : last < (size_t)nnow);
-            if (more == 2)
-                ok = false;
-            else if (!more)
+            } else if (last == (size_t)nnow) {
                 break;
+            }
         }
         for (long k = 0; k < nnow; k++)
             queue_block_done(s, now[k]);
