@@ -4,7 +4,9 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <signal.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "../train/train.h"
@@ -161,6 +163,37 @@ Test(train, a_damaged_data_set_is_refused_with_a_message, .init = make_dir, .fin
     DatasetRow back;
     cr_assert_eq(dataset_read(d, 0, 1, &back, err, sizeof err), DAMAS_ERR_CORRUPT);
     cr_assert(strstr(err, "row 0"), "%s", err);
+    dataset_close(d);
+}
+
+Test(train, a_data_set_whose_writer_was_killed_opens_with_its_rows, .init = make_dir, .fini = remove_dir)
+{
+    Variant v = test_variant("russian", false);
+    char path[128], err[512];
+    snprintf(path, sizeof path, "%s/killed.h5", dir);
+    Position start;
+    pos_start(&start, &v);
+    DatasetRow rows[3] = {row_of(&start, 0, 1), row_of(&start, 0, 1), row_of(&start, 1, 0)};
+    /* The writer appends, then is killed with the file open. */
+    pid_t child = fork();
+    cr_assert_geq(child, 0);
+    if (child == 0) {
+        Dataset *d = dataset_open(path, &v, err, sizeof err);
+        if (!d || dataset_append(d, rows, 3, 2, err, sizeof err) != DAMAS_OK)
+            _exit(1);
+        raise(SIGKILL);
+    }
+    int status;
+    cr_assert_eq(waitpid(child, &status, 0), child);
+    cr_assert(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL, "the writer failed before it was killed");
+    Dataset *d = dataset_open(path, &v, err, sizeof err);
+    cr_assert_not_null(d, "%s", err);
+    cr_assert_eq(dataset_rows(d), 3);
+    cr_assert_eq(dataset_games(d), 2);
+    cr_assert_eq(dataset_append(d, rows, 1, 3, err, sizeof err), DAMAS_OK, "%s", err);
+    DatasetRow back[4];
+    cr_assert_eq(dataset_read(d, 0, 4, back, err, sizeof err), DAMAS_OK, "%s", err);
+    cr_assert(back[2].game == 1 && back[2].label == 0 && back[3].white == start.pieces[WHITE]);
     dataset_close(d);
 }
 

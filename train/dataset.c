@@ -47,9 +47,11 @@ static Dataset *create(const char *path, const Variant *v, char *err, size_t err
         return NULL;
     }
     d->board = variant_board(v);
-    /* The newer file format: its metadata carries checksums. */
+    /* The 1.8 file format: its metadata carries checksums and, unlike the 1.10 superblock, it
+     * does not mark the file open for writing, so the next run opens a file whose writer was
+     * killed (HDF5's file lock still keeps out a second writer while one has it open). */
     hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
-    H5Pset_libver_bounds(fapl, H5F_LIBVER_V110, H5F_LIBVER_LATEST);
+    H5Pset_libver_bounds(fapl, H5F_LIBVER_V18, H5F_LIBVER_LATEST);
     d->file = H5Fcreate(path, H5F_ACC_EXCL, H5P_DEFAULT, fapl);
     H5Pclose(fapl);
     if (d->file < 0) {
@@ -109,7 +111,10 @@ Dataset *dataset_open(const char *path, const Variant *v, char *err, size_t errl
     char format[64], variant[32], rules[VARIANT_RULES_MAX], want[VARIANT_RULES_MAX];
     variant_rules_text(v, want);
     if (d->file < 0) {
-        snprintf(err, errlen, "%s cannot be opened for writing (damaged, read-only, or open elsewhere)", path);
+        snprintf(err, errlen,
+                 "%s cannot be opened for writing (damaged, read-only, open in another process, or marked "
+                 "open by a killed run: `h5clear -s %s` clears that mark)",
+                 path, path);
     } else if (h5_attr_string(d->file, "format", format, sizeof format) || strcmp(format, dataset_format) ||
                h5_attr_string(d->file, "variant", variant, sizeof variant) ||
                h5_attr_string(d->file, "rules", rules, sizeof rules) || h5_attr_u64(d->file, "games", &d->games)) {
