@@ -386,7 +386,25 @@ typedef struct {
     const Variant *v;
     int failed;
     char err[1024];
+    const char *stage;   /* of the last line printed, when stderr is no terminal */
+    uint64_t tenth;      /* the tenth of that stage it was printed at */
 } TrainLog;
+
+/* What the stage in progress has done, for a progress line. */
+static void stage_detail(const TrainReport *r, char *buf, size_t len)
+{
+    if (!strcmp(r->stage, "self-play"))
+        snprintf(buf, len, "%llu/%llu games (%.1f games/s), %llu positions in the data set",
+                 (unsigned long long)r->done, (unsigned long long)r->total, r->games_per_second,
+                 (unsigned long long)r->rows);
+    else if (!strcmp(r->stage, "fitting") && r->done > 0)
+        snprintf(buf, len, "epoch %llu (at most %llu), held-out loss %.5f", (unsigned long long)r->done,
+                 (unsigned long long)r->total, r->fit.epoch_heldout);
+    else if (!strcmp(r->stage, "match"))
+        snprintf(buf, len, "%llu/%llu games", (unsigned long long)r->done, (unsigned long long)r->total);
+    else
+        buf[0] = 0;
+}
 
 static void train_progress(void *ctx, const TrainReport *r)
 {
@@ -407,8 +425,18 @@ static void train_progress(void *ctx, const TrainReport *r)
         if (r->accepted && !log->failed &&
             weights_save(log->out, r->current, log->err, sizeof log->err) != DAMAS_OK)
             log->failed = 1;
-    } else if (log->tty) {
-        fprintf(stderr, "\rgeneration %d/%d: %-10s %.0f s   ", r->generation, log->generations, r->stage, r->seconds);
+    } else {
+        /* On a terminal one line, rewritten; in a log a line as each stage begins and at each
+         * tenth of it. */
+        uint64_t tenth = r->total ? r->done * 10 / r->total : 0;
+        if (log->tty || !log->stage || strcmp(log->stage, r->stage) || tenth != log->tenth) {
+            char detail[256];
+            stage_detail(r, detail, sizeof detail);
+            fprintf(stderr, "%sgeneration %d/%d: %s%s%s; %.0f s%s", log->tty ? "\r" : "", r->generation,
+                    log->generations, r->stage, detail[0] ? ", " : "", detail, r->seconds, log->tty ? "   " : "\n");
+            log->stage = r->stage;
+            log->tenth = tenth;
+        }
     }
     fflush(stderr);
 }
@@ -484,7 +512,7 @@ int cmd_train(int argc, char **argv)
         return cli_error(CLI_FAIL, "cannot write %s and %s", csv_path, pdn_path);
     fprintf(csv, "generation,games,positions,games_per_second,train_loss,heldout_loss,elo,elo_low,elo_high,accepted,"
                  "seconds\n");
-    TrainLog log = {csv, isatty(2), (int)generations, out, &v, 0, ""};
+    TrainLog log = {csv, isatty(2), (int)generations, out, &v, 0, "", NULL, 0};
     FitOptions fit = train_fit_defaults();
     fit.epochs = (int)a.epochs;
     fit.lambda = a.lambda;

@@ -428,6 +428,39 @@ static void report(void (*fn)(void *ctx, const TrainReport *r), void *ctx, Train
         fn(ctx, r);
 }
 
+/* Passes the progress inside a stage on to train_run's report. */
+typedef struct {
+    void (*fn)(void *ctx, const TrainReport *r);
+    void *ctx;
+    TrainReport *r;
+    double t0;
+} StageRelay;
+
+static void selfplay_relay(void *ctx, const SelfPlayReport *p)
+{
+    StageRelay *s = ctx;
+    s->r->games = p->games;
+    s->r->rows = p->rows;
+    s->r->games_per_second = p->games_per_second;
+    s->r->done = p->new_games;
+    report(s->fn, s->ctx, s->r, "self-play", s->t0);
+}
+
+static void fit_relay(void *ctx, const FitReport *f)
+{
+    StageRelay *s = ctx;
+    s->r->fit = *f;
+    s->r->done = (uint64_t)f->epoch;
+    report(s->fn, s->ctx, s->r, "fitting", s->t0);
+}
+
+static void match_relay(void *ctx, int done)
+{
+    StageRelay *s = ctx;
+    s->r->done = (uint64_t)done;
+    report(s->fn, s->ctx, s->r, "match", s->t0);
+}
+
 int train_run(const Variant *v, const Weights *start, Dataset *d, const TrainOptions *o,
               void (*report_fn)(void *ctx, const TrainReport *r), void *ctx, FILE *pdn, Weights *out, char *err,
               size_t errlen)
@@ -448,15 +481,20 @@ int train_run(const Variant *v, const Weights *start, Dataset *d, const TrainOpt
     if (rc != DAMAS_OK)
         snprintf(err, errlen, "out of memory for the match openings");
     for (int gen = 1; gen <= o->generations && rc == DAMAS_OK; gen++) {
-        TrainReport r = {.generation = gen, .current = current};
+        TrainReport r = {.generation = gen, .games = dataset_games(d), .rows = dataset_rows(d), .total = (uint64_t)o->games,
+                         .current = current};
+        StageRelay relay = {report_fn, ctx, &r, t0};
         report(report_fn, ctx, &r, "self-play", t0);
         double g0 = system_now();
-        rc = train_selfplay(v, current, d, &so, (uint64_t)o->games, 0, NULL, NULL, pdn, err, errlen);
+        rc = train_selfplay(v, current, d, &so, (uint64_t)o->games, 0, report_fn ? selfplay_relay : NULL, &relay, pdn,
+                            err, errlen);
         if (rc != DAMAS_OK)
             break;
         r.games = dataset_games(d);
         r.rows = dataset_rows(d);
         r.games_per_second = o->games / (system_now() - g0);
+        r.done = 0;
+        r.total = (uint64_t)o->fit.epochs;
         report(report_fn, ctx, &r, "fitting", t0);
         uint64_t use = o->window && o->window < r.rows ? o->window : r.rows;
         DatasetRow *rows = malloc((size_t)(use ? use : 1) * sizeof *rows);
@@ -471,15 +509,18 @@ int train_run(const Variant *v, const Weights *start, Dataset *d, const TrainOpt
         fo.seed = o->seed * 7919u + (uint64_t)gen;
         fo.threads = o->threads;
         if (rc == DAMAS_OK)
-            rc = train_fit(v, candidate, rows, (size_t)use, &fo, &r.fit, NULL, NULL, err, errlen);
+            rc = train_fit(v, candidate, rows, (size_t)use, &fo, &r.fit, report_fn ? fit_relay : NULL, &relay, err,
+                           errlen);
         free(rows);
         if (rc != DAMAS_OK)
             break;
+        r.done = 0;
+        r.total = (uint64_t)o->match_games;
         report(report_fn, ctx, &r, "match", t0);
         Player players[2] = {{"new", candidate, NULL}, {"current", current, NULL}};
         MatchResult m;
         rc = match_run(v, players, match_open, nmatch, o->match_games, &limits, o->threads, o->seed + (uint64_t)gen,
-                       o->db, NULL, &m, NULL, NULL, err, errlen);
+                       o->db, NULL, &m, report_fn ? match_relay : NULL, &relay, err, errlen);
         if (rc != DAMAS_OK)
             break;
         r.elo = m.elo;

@@ -102,11 +102,13 @@ typedef struct {
     bool accepted;
     double seconds;         /* since the start */
     const char *stage;      /* what is running now, for progress lines */
+    uint64_t done, total;   /* of the stage: games played, epochs fitted (of at most total), match games */
     const Weights *current; /* the weights kept so far */
 } TrainReport;
 
 /* Runs the generations from `start` weights on data set d (appending to it), leaving the best
- * weights in *out. `report` (may be NULL) is called at each stage. Returns DAMAS_OK or an
+ * weights in *out. `report` (may be NULL) is called as each stage begins, as it goes on (after
+ * each self-play batch, epoch and match game) and when a generation is done. Returns DAMAS_OK or an
  * error with a message. Deterministic for a fixed seed and thread count. */
 int train_run(const Variant *v, const Weights *start, Dataset *d, const TrainOptions *o,
               void (*report)(void *ctx, const TrainReport *r), void *ctx, FILE *pdn, Weights *out, char *err,
