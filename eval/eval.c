@@ -11,6 +11,7 @@
 
 const char *const eval_group_names[EVAL_GROUPS] = {
     "material", "man_square", "king_square", "structure", "back_rank", "king_mobility", "runaway", "regions",
+    "rectangles",
 };
 
 /* Geometry the features need, per board size, from the view of a side moving up. */
@@ -18,15 +19,16 @@ typedef struct {
     const Board *b;
     Bitboard cone[64];          /* squares a man on this bit could still pass through */
     Bitboard left;              /* files a..(size/2 - 1) */
-    int nregions;
-    Bitboard region[EVAL_MAX_REGIONS];
+    int nregions;               /* the 4x4 regions, then the rectangles */
+    int nsquare;                /* how many of them are 4x4 regions */
+    Bitboard region[EVAL_MAX_REGIONS + EVAL_MAX_RECTS];
     EvalLayout layout;
 } Geometry;
 
-/* base3[x]: the 8-bit set x read as base-3 digits 0/1 (bit k -> 3^k). */
-static uint16_t base3[256];
+/* base3[x]: the 10-bit set x read as base-3 digits 0/1 (bit k -> 3^k). */
+static uint16_t base3[1 << EVAL_RECT_SQUARES];
 
-/* The men of `set` on region mask's squares as 8 bits, in bit order. */
+/* The men of `set` on a pattern mask's squares as bits, in bit order. */
 static inline int region_bits(Bitboard mask, Bitboard set)
 {
 #ifdef __BMI2__
@@ -46,6 +48,17 @@ static inline int region_state(Bitboard mask, Bitboard own, Bitboard opp)
 
 static Geometry geometry[2];
 static pthread_once_t geometry_once = PTHREAD_ONCE_INIT;
+
+/* The dark squares of the block of `rows` rows and `files` files whose corner is (r0, f0). */
+static Bitboard block(const Board *b, int r0, int f0, int rows, int files)
+{
+    Bitboard mask = 0;
+    for (int bit = 0; bit < 64; bit++)
+        if (b->bit_square[bit] >= 0 && b->bit_row[bit] >= r0 && b->bit_row[bit] < r0 + rows &&
+            b->bit_file[bit] >= f0 && b->bit_file[bit] < f0 + files)
+            mask |= 1ull << bit;
+    return mask;
+}
 
 static void geometry_init(void)
 {
@@ -67,21 +80,21 @@ static void geometry_init(void)
                     x->cone[bit] |= 1ull << other;
             }
         }
-        /* The 4x4 blocks with a corner on an even row and file: a set that the 180-degree
-         * rotation maps onto itself, so both sides' views index the same regions. */
+        /* The 4x4 blocks with a corner on an even row and file, then the rectangles of 5 rows
+         * by 4 files, corners on the first row and the one whose rectangle ends on the last,
+         * and on even files: sets that the 180-degree rotation maps onto themselves, so both
+         * sides' views index the same patterns. */
         for (int r0 = 0; r0 + 3 < b->size; r0 += 2)
-            for (int f0 = 0; f0 + 3 < b->size; f0 += 2) {
-                Bitboard mask = 0;
-                for (int bit = 0; bit < 64; bit++)
-                    if (b->bit_square[bit] >= 0 && b->bit_row[bit] >= r0 && b->bit_row[bit] < r0 + 4 &&
-                        b->bit_file[bit] >= f0 && b->bit_file[bit] < f0 + 4)
-                        mask |= 1ull << bit;
-                x->region[x->nregions++] = mask;
-            }
+            for (int f0 = 0; f0 + 3 < b->size; f0 += 2)
+                x->region[x->nregions++] = block(b, r0, f0, 4, 4);
+        x->nsquare = x->nregions;
+        for (int r0 = 0; r0 <= b->size - 5; r0 += b->size - 5)
+            for (int f0 = 0; f0 + 3 < b->size; f0 += 2)
+                x->region[x->nregions++] = block(b, r0, f0, 5, 4);
     }
-    for (int x = 0; x < 256; x++)
-        for (int k = 0, p = 1; k < 8; k++, p *= 3)
-            base3[x] += (uint16_t)(x >> k & 1) * p;
+    for (int x = 0; x < (1 << EVAL_RECT_SQUARES); x++)
+        for (int k = 0, p = 1; k < EVAL_RECT_SQUARES; k++, p *= 3)
+            base3[x] += (uint16_t)((x >> k & 1) * p);
 }
 
 static const Geometry *geometry_of(int board_size)
@@ -93,6 +106,11 @@ static const Geometry *geometry_of(int board_size)
 int eval_regions(int board_size)
 {
     return geometry_of(board_size)->nregions;
+}
+
+int eval_square_regions(int board_size)
+{
+    return geometry_of(board_size)->nsquare;
 }
 
 Bitboard eval_region_mask(int board_size, int r)
@@ -108,7 +126,8 @@ int eval_region_index(int board_size, int r, Bitboard own, Bitboard opp)
 void eval_layout(int board_size, EvalLayout *out)
 {
     int width = board_size / 2, n = board_size * width, side = (board_size - 2) / 2;
-    int length[EVAL_GROUPS] = {2, n, n, 2, 1 << width, 1, board_size, side * side * EVAL_REGION_STATES};
+    int length[EVAL_GROUPS] = {2, n, n, 2, 1 << width, 1, board_size, side * side * EVAL_REGION_STATES,
+                               2 * side * EVAL_RECT_STATES};
     out->board_size = board_size;
     out->n = 0;
     for (int g = 0; g < EVAL_GROUPS; g++) {
@@ -207,14 +226,25 @@ INLINE void side_features(const Variant *v, const Geometry *g, const EvalLayout 
     if (kings)
         add(f, l->offset[EVAL_KING_MOBILITY], king_moves(b, kings, b->all & ~occupied, v->rules.flying_kings));
     if (!f->f) {
-        for (int r = 0; r < g->nregions; r++) {
+        for (int r = 0; r < g->nsquare; r++) {
             Floats2 w;
             memcpy(&w, f->t->region[r][region_state(g->region[r], men, opp_men)], sizeof w);
             patterns.sum += __builtin_convertvector(w, Phases);
         }
+        if (f->t->rects)
+            for (int r = g->nsquare; r < g->nregions; r++) {
+                Floats2 w;
+                memcpy(&w, f->t->rect[r - g->nsquare][region_state(g->region[r], men, opp_men)], sizeof w);
+                patterns.sum += __builtin_convertvector(w, Phases);
+            }
     } else {
-        for (int r = 0; r < g->nregions; r++)
+        for (int r = 0; r < g->nsquare; r++)
             add(&patterns, l->offset[EVAL_REGIONS] + r * EVAL_REGION_STATES + region_state(g->region[r], men, opp_men),
+                1);
+        for (int r = g->nsquare; r < g->nregions; r++)
+            add(&patterns,
+                l->offset[EVAL_RECTANGLES] + (r - g->nsquare) * EVAL_RECT_STATES +
+                    region_state(g->region[r], men, opp_men),
                 1);
     }
     sink->sum += sign * (local.sum + patterns.sum);
@@ -274,6 +304,13 @@ void eval_prepare(const Weights *w, EvalTable *out)
     for (int i = 0; i < l->length[EVAL_REGIONS]; i++) {
         out->region[i / EVAL_REGION_STATES][i % EVAL_REGION_STATES][0] = w->w[0][regions + i];
         out->region[i / EVAL_REGION_STATES][i % EVAL_REGION_STATES][1] = w->w[1][regions + i];
+    }
+    int rects = l->offset[EVAL_RECTANGLES];
+    out->rects = false;
+    for (int i = 0; i < l->length[EVAL_RECTANGLES]; i++) {
+        out->rect[i / EVAL_RECT_STATES][i % EVAL_RECT_STATES][0] = w->w[0][rects + i];
+        out->rect[i / EVAL_RECT_STATES][i % EVAL_RECT_STATES][1] = w->w[1][rects + i];
+        out->rects |= w->w[0][rects + i] != 0 || w->w[1][rects + i] != 0;
     }
 }
 

@@ -5,18 +5,22 @@
  * evaluation is the side to move's features minus the opponent's, so it is antisymmetric.
  * Scores are in hundredths of a man. Weight files are HDF5 (docs/FORMAT.md).
  *
- * Feature set 2 scans the board with overlapping regions, as Scan does: every 4x4 block of the
- * board whose corner is on an even row and file (16 on 10x10, 9 on 8x8), 8 dark squares each,
- * and every configuration of a region's men (empty / own man / opponent man: 3^8 = 6,561)
- * has a weight of its own, per region and phase (209,952 region weights on 10x10, 118,098 on
- * 8x8). Kings are left out of the regions; they have their own groups. */
+ * The board is scanned with overlapping patterns, as Scan does: every 4x4 block of the board
+ * whose corner is on an even row and file (16 on 10x10, 9 on 8x8), 8 dark squares each, and
+ * every configuration of a region's men (empty / own man / opponent man: 3^8 = 6,561) has a
+ * weight of its own, per region and phase (feature set 2). Feature set 3 adds rectangles of 5
+ * rows by 4 files, 10 dark squares each (3^10 = 59,049 configurations), their corners on rows
+ * 0 and 5 and even files on 10x10 (8), on rows 0 and 3 and even files on 8x8 (6): 1.15 M
+ * pattern weights on 10x10, 0.83 M on 8x8. A file of feature set 2 loads with the rectangles'
+ * weights 0 (and then the evaluation skips them). Kings are left out of the patterns; they
+ * have their own groups. */
 #ifndef DAMAS_EVAL_EVAL_H
 #define DAMAS_EVAL_EVAL_H
 
 #include "../core/types.h"
 
-enum { EVAL_FEATURE_SET = 2 };
-#define EVAL_FEATURE_SET_NAME "4x4 regions of men"
+enum { EVAL_FEATURE_SET = 3 };
+#define EVAL_FEATURE_SET_NAME "4x4 regions and 5x4 rectangles of men"
 
 /* Feature groups, in weight-vector order. */
 typedef enum {
@@ -28,6 +32,7 @@ typedef enum {
     EVAL_KING_MOBILITY,  /* squares the kings can move to */
     EVAL_RUNAWAY,        /* a man with a free path to promotion, by rows left to go */
     EVAL_REGIONS,        /* per region, a weight per configuration of its men */
+    EVAL_RECTANGLES,     /* per rectangle, a weight per configuration of its men */
     EVAL_GROUPS
 } EvalGroup;
 
@@ -35,8 +40,11 @@ enum {
     EVAL_REGION_SQUARES = 8,
     EVAL_REGION_STATES = 6561,           /* 3^8 */
     EVAL_MAX_REGIONS = 16,
-    EVAL_MAX_SMALL = 256,                /* the weights of every group but the regions */
-    EVAL_MAX_WEIGHTS = EVAL_MAX_SMALL + EVAL_MAX_REGIONS * EVAL_REGION_STATES,
+    EVAL_RECT_SQUARES = 10,
+    EVAL_RECT_STATES = 59049,            /* 3^10 */
+    EVAL_MAX_RECTS = 8,
+    EVAL_MAX_SMALL = 256,                /* the weights of every group but the patterns */
+    EVAL_MAX_WEIGHTS = EVAL_MAX_SMALL + EVAL_MAX_REGIONS * EVAL_REGION_STATES + EVAL_MAX_RECTS * EVAL_RECT_STATES,
     EVAL_MAX_FEATURES = 320,
 };
 
@@ -64,7 +72,7 @@ typedef struct {
 typedef struct {
     char variant[32];                /* the variant these weights were made for */
     EvalLayout layout;
-    float w[2][EVAL_MAX_WEIGHTS];    /* [0] opening, [1] endgame (840 KB: allocate, do not copy often) */
+    float w[2][EVAL_MAX_WEIGHTS];    /* [0] opening, [1] endgame (4.6 MB: allocate, do not copy often) */
     char provenance[512];            /* free text: how they were made */
     WeightsMeta meta;
 } Weights;
@@ -72,9 +80,9 @@ typedef struct {
 /* The compiled-in defaults for v. */
 void weights_default(const Variant *v, Weights *out);
 
-/* Loads a weight file for v. Returns DAMAS_OK, or an error with a message: unreadable or
- * not a damas weight file, made for another variant, another feature set, or with a group of
- * the wrong shape. */
+/* Loads a weight file for v (of feature set 3, or 2: then the rectangles' weights are 0).
+ * Returns DAMAS_OK, or an error with a message: unreadable or not a damas weight file, made
+ * for another variant or another feature set, or with a group of the wrong shape. */
 int weights_load(const char *path, const Variant *v, Weights *out, char *err, size_t errlen);
 
 /* Writes w to path (atomically: temporary file, then rename). */
@@ -110,19 +118,23 @@ typedef struct {
 typedef struct {
     EvalPair weight[EVAL_MAX_SMALL];                                 /* {w[0][i], w[1][i]} */
     _Alignas(8) float region[EVAL_MAX_REGIONS][EVAL_REGION_STATES][2];  /* {opening, endgame} */
+    _Alignas(8) float rect[EVAL_MAX_RECTS][EVAL_RECT_STATES][2];
+    bool rects;                      /* some rectangle weight is not 0 (else they are skipped) */
 } EvalTable;
 
-/* The regions of a board size: how many, and the bits of region r's squares. */
+/* The patterns of a board size: how many (the 4x4 regions, then the rectangles), how many of
+ * them are regions, and the bits of pattern r's squares. */
 int eval_regions(int board_size);
+int eval_square_regions(int board_size);
 Bitboard eval_region_mask(int board_size, int r);
 
-/* The configuration of region r given one side's men `own` and the opponent's `opp` (in that
+/* The configuration of pattern r given one side's men `own` and the opponent's `opp` (in that
  * side's view, moving up): sum over the region's squares k, in bit order, of 3^k times 0
  * (empty or a king), 1 (own man) or 2 (opponent man). */
 int eval_region_index(int board_size, int r, Bitboard own, Bitboard opp);
 
 /* Lays w out into *out (for positions of w's board size). Redo it after changing w. The
- * table is about 0.9 MB: allocate it. */
+ * table is about 4.6 MB: allocate it. */
 void eval_prepare(const Weights *w, EvalTable *out);
 
 /* eval_position with prepared weights, summed in another order: the same score up to the

@@ -108,20 +108,28 @@ Test(eval, the_evaluation_is_the_weighted_sum_of_the_listed_features)
     free(t);
 }
 
-/* The region configuration read square by square from the board's rows and files, as the
- * feature's definition says, against the bitboard lookup the evaluation uses. */
+/* The configuration of pattern r read square by square from the board's rows and files, as
+ * the feature's definition says, against the bitboard lookup the evaluation uses: the 4x4
+ * regions with corners on even rows and files, row by row, then the rectangles of 5 rows by 4
+ * files with corners on the first row or ending on the last, and on even files. */
 static int region_index_slowly(const Board *b, int r, Bitboard own, Bitboard opp)
 {
-    int side = (b->size - 2) / 2, r0 = 2 * (r / side), f0 = 2 * (r % side), index = 0, power = 1, squares = 0;
+    int side = (b->size - 2) / 2, squares = side * side, r0, f0, rows;
+    if (r < squares) {
+        r0 = 2 * (r / side), f0 = 2 * (r % side), rows = 4;
+    } else {
+        r0 = (r - squares) / side * (b->size - 5), f0 = 2 * ((r - squares) % side), rows = 5;
+    }
+    int index = 0, power = 1, count = 0;
     for (int bit = 0; bit < 64; bit++) {
-        if (b->bit_square[bit] < 0 || b->bit_row[bit] < r0 || b->bit_row[bit] >= r0 + 4 || b->bit_file[bit] < f0 ||
-            b->bit_file[bit] >= f0 + 4)
+        if (b->bit_square[bit] < 0 || b->bit_row[bit] < r0 || b->bit_row[bit] >= r0 + rows ||
+            b->bit_file[bit] < f0 || b->bit_file[bit] >= f0 + 4)
             continue;
         index += power * ((own >> bit & 1) ? 1 : (opp >> bit & 1) ? 2 : 0);
         power *= 3;
-        squares++;
+        count++;
     }
-    cr_assert_eq(squares, EVAL_REGION_SQUARES);
+    cr_assert_eq(count, rows == 4 ? EVAL_REGION_SQUARES : EVAL_RECT_SQUARES);
     return index;
 }
 
@@ -130,8 +138,9 @@ Test(eval, region_indices_equal_a_square_by_square_reading_in_every_variant)
     for (int id = 0; id < VARIANT_COUNT; id++) {
         const Variant *v = variant_get((VariantId)id);
         const Board *b = variant_board(v);
-        int regions = eval_regions(b->size);
-        cr_assert_eq(regions, b->size == 10 ? 16 : 9);
+        int regions = eval_regions(b->size), square = eval_square_regions(b->size);
+        cr_assert_eq(square, b->size == 10 ? 16 : 9);
+        cr_assert_eq(regions - square, b->size == 10 ? 8 : 6);
         Position pos[80];
         int n = test_random_positions(v, 31 + (uint64_t)id, 80, 60, pos);
         cr_assert_gt(n, 40);
@@ -146,7 +155,7 @@ Test(eval, region_indices_equal_a_square_by_square_reading_in_every_variant)
                 for (int r = 0; r < regions; r++) {
                     int fast = eval_region_index(b->size, r, own, opp);
                     cr_assert_eq(fast, region_index_slowly(b, r, own, opp), "%s position %d region %d", v->name, i, r);
-                    cr_assert(fast >= 0 && fast < EVAL_REGION_STATES);
+                    cr_assert(fast >= 0 && fast < (r < square ? EVAL_REGION_STATES : EVAL_RECT_STATES));
                 }
             }
     }
@@ -215,9 +224,11 @@ Test(eval, the_region_weights_number_over_100000_on_10x10)
     EvalLayout l;
     eval_layout(10, &l);
     cr_assert_eq(l.length[EVAL_REGIONS], 16 * 6561);
+    cr_assert_eq(l.length[EVAL_RECTANGLES], 8 * 59049);
     cr_assert_geq(2 * l.n, 100000, "%d weights a phase", l.n);
     eval_layout(8, &l);
     cr_assert_eq(l.length[EVAL_REGIONS], 9 * 6561);
+    cr_assert_eq(l.length[EVAL_RECTANGLES], 6 * 59049);
 }
 
 static char path[64];
@@ -299,8 +310,51 @@ Test(eval, a_weight_file_of_the_old_feature_set_is_refused_with_a_message, .init
     H5Aclose(a);
     H5Fclose(f);
     cr_assert_eq(weights_load(path, &v, w, err, sizeof err), DAMAS_ERR_ILLEGAL);
-    cr_assert(strstr(err, "feature set 1") && strstr(err, "feature set 2") && strstr(err, "train"), "%s", err);
+    cr_assert(strstr(err, "feature set 1") && strstr(err, "feature set 3") && strstr(err, "train"), "%s", err);
     free(w);
+}
+
+/* A file of feature set 2 (the 4x4 regions, no rectangles) loads with the rectangles'
+ * weights 0, and evaluates as it did: the prepared table skips them. */
+Test(eval, a_weight_file_of_feature_set_2_loads_without_rectangles, .init = make_path, .fini = remove_path)
+{
+    Variant v = test_variant("international", false);
+    Weights *w = malloc(sizeof *w), *back = malloc(sizeof *back);
+    EvalTable *t = malloc(sizeof *t);
+    char err[512];
+    weights_default(&v, w);
+    randomise(w, 77);
+    cr_assert_eq(weights_save(path, w, err, sizeof err), DAMAS_OK, "%s", err);
+    hid_t f = H5Fopen(path, H5F_ACC_RDWR, H5P_DEFAULT);
+    cr_assert_geq(f, 0);
+    hid_t a = H5Aopen(f, "feature_set", H5P_DEFAULT);
+    uint64_t two = 2;
+    cr_assert_geq(H5Awrite(a, H5T_NATIVE_UINT64, &two), 0);
+    H5Aclose(a);
+    cr_assert_geq(H5Ldelete(f, "rectangles", H5P_DEFAULT), 0);
+    H5Fclose(f);
+    cr_assert_eq(weights_load(path, &v, back, err, sizeof err), DAMAS_OK, "%s", err);
+    const EvalLayout *l = &w->layout;
+    for (int p = 0; p < 2; p++) {
+        cr_assert_eq(memcmp(back->w[p], w->w[p], (size_t)l->offset[EVAL_RECTANGLES] * sizeof(float)), 0);
+        for (int i = 0; i < l->length[EVAL_RECTANGLES]; i++)
+            cr_assert_eq(back->w[p][l->offset[EVAL_RECTANGLES] + i], 0.0f);
+    }
+    eval_prepare(back, t);
+    cr_assert_not(t->rects);
+    Position pos[20];
+    int n = test_random_positions(&v, 9, 20, 40, pos);
+    for (int i = 0; i < n; i++)
+        cr_assert_leq(abs(eval_prepared(t, &v, &pos[i]) - eval_position(back, &v, &pos[i])), 1);
+    /* A file of feature set 3 without its rectangles is damaged. */
+    weights_default(&v, w);
+    cr_assert_eq(weights_save(path, w, err, sizeof err), DAMAS_OK, "%s", err);
+    f = H5Fopen(path, H5F_ACC_RDWR, H5P_DEFAULT);
+    cr_assert_geq(H5Ldelete(f, "rectangles", H5P_DEFAULT), 0);
+    H5Fclose(f);
+    cr_assert_eq(weights_load(path, &v, back, err, sizeof err), DAMAS_ERR_CORRUPT);
+    cr_assert(strstr(err, "rectangles"), "%s", err);
+    free(w), free(back), free(t);
 }
 
 /* Attributes are read with their shape and size checked: an array where one value belongs, or

@@ -94,11 +94,11 @@ Test(search, finds_forced_wins_from_the_database_and_plays_a_winning_move, .init
 Test(search, a_node_limited_search_is_deterministic)
 {
     Variant v = test_variant("brazilian", false);
-    Weights w;
-    weights_default(&v, &w);
+    Weights *w = malloc(sizeof *w);
+    weights_default(&v, w);
     Position start;
     pos_start(&start, &v);
-    Search *s = search_new(&v, &w, NULL, 8);
+    Search *s = search_new(&v, w, NULL, 8);
     SearchLimits limits = {.nodes = 50000};
     SearchInfo a, b;
     search_run(s, &start, NULL, 0, (GameClock){0, 0}, &limits, &a, NULL, NULL);
@@ -109,6 +109,7 @@ Test(search, a_node_limited_search_is_deterministic)
     cr_assert_eq(a.pv_length, b.pv_length);
     cr_assert_eq(memcmp(a.pv, b.pv, (size_t)a.pv_length * sizeof(Move)), 0);
     search_free(s);
+    free(w);
 }
 
 Test(search, beats_a_random_mover_in_at_least_95_percent_of_games, .timeout = 120)
