@@ -293,6 +293,20 @@ Test(eval, foreign_and_malformed_weight_files_are_refused, .init = make_path, .f
     free(w);
 }
 
+/* Rewrites the weight file at `path` as one of feature set `set`, its rectangles removed if
+ * `drop_rectangles`. */
+static void make_feature_set(uint64_t set, bool drop_rectangles)
+{
+    hid_t f = H5Fopen(path, H5F_ACC_RDWR, H5P_DEFAULT);
+    cr_assert_geq(f, 0);
+    hid_t a = H5Aopen(f, "feature_set", H5P_DEFAULT);
+    cr_assert_geq(H5Awrite(a, H5T_NATIVE_UINT64, &set), 0);
+    H5Aclose(a);
+    if (drop_rectangles)
+        cr_assert_geq(H5Ldelete(f, "rectangles", H5P_DEFAULT), 0);
+    H5Fclose(f);
+}
+
 /* A file of the earlier feature set (hand-chosen features and 4-square diamonds) has another
  * layout: it is refused with a message saying so, not read into the wrong weights. */
 Test(eval, a_weight_file_of_the_old_feature_set_is_refused_with_a_message, .init = make_path, .fini = remove_path)
@@ -302,13 +316,7 @@ Test(eval, a_weight_file_of_the_old_feature_set_is_refused_with_a_message, .init
     char err[512];
     weights_default(&v, w);
     cr_assert_eq(weights_save(path, w, err, sizeof err), DAMAS_OK, "%s", err);
-    hid_t f = H5Fopen(path, H5F_ACC_RDWR, H5P_DEFAULT);
-    cr_assert_geq(f, 0);
-    hid_t a = H5Aopen(f, "feature_set", H5P_DEFAULT);
-    uint64_t old = 1;
-    cr_assert_geq(H5Awrite(a, H5T_NATIVE_UINT64, &old), 0);
-    H5Aclose(a);
-    H5Fclose(f);
+    make_feature_set(1, false);
     cr_assert_eq(weights_load(path, &v, w, err, sizeof err), DAMAS_ERR_ILLEGAL);
     cr_assert(strstr(err, "feature set 1") && strstr(err, "feature set 3") && strstr(err, "train"), "%s", err);
     free(w);
@@ -325,14 +333,7 @@ Test(eval, a_weight_file_of_feature_set_2_loads_without_rectangles, .init = make
     weights_default(&v, w);
     randomise(w, 77);
     cr_assert_eq(weights_save(path, w, err, sizeof err), DAMAS_OK, "%s", err);
-    hid_t f = H5Fopen(path, H5F_ACC_RDWR, H5P_DEFAULT);
-    cr_assert_geq(f, 0);
-    hid_t a = H5Aopen(f, "feature_set", H5P_DEFAULT);
-    uint64_t two = 2;
-    cr_assert_geq(H5Awrite(a, H5T_NATIVE_UINT64, &two), 0);
-    H5Aclose(a);
-    cr_assert_geq(H5Ldelete(f, "rectangles", H5P_DEFAULT), 0);
-    H5Fclose(f);
+    make_feature_set(2, true);
     cr_assert_eq(weights_load(path, &v, back, err, sizeof err), DAMAS_OK, "%s", err);
     const EvalLayout *l = &w->layout;
     for (int p = 0; p < 2; p++) {
@@ -349,9 +350,7 @@ Test(eval, a_weight_file_of_feature_set_2_loads_without_rectangles, .init = make
     /* A file of feature set 3 without its rectangles is damaged. */
     weights_default(&v, w);
     cr_assert_eq(weights_save(path, w, err, sizeof err), DAMAS_OK, "%s", err);
-    f = H5Fopen(path, H5F_ACC_RDWR, H5P_DEFAULT);
-    cr_assert_geq(H5Ldelete(f, "rectangles", H5P_DEFAULT), 0);
-    H5Fclose(f);
+    make_feature_set(3, true);
     cr_assert_eq(weights_load(path, &v, back, err, sizeof err), DAMAS_ERR_CORRUPT);
     cr_assert(strstr(err, "rectangles"), "%s", err);
     free(w), free(back), free(t);
