@@ -449,7 +449,8 @@ static void selfplay_relay(void *ctx, const SelfPlayReport *p)
 static void fit_relay(void *ctx, const FitReport *f)
 {
     StageRelay *s = ctx;
-    s->r->fit = *f;
+    if (f != &s->r->fit)   /* (train_run's fit reports into r->fit itself) */
+        s->r->fit = *f;
     s->r->done = (uint64_t)f->epoch;
     report(s->fn, s->ctx, s->r, "fitting", s->t0);
 }
@@ -481,8 +482,8 @@ int train_run(const Variant *v, const Weights *start, Dataset *d, const TrainOpt
     if (rc != DAMAS_OK)
         snprintf(err, errlen, "out of memory for the match openings");
     for (int gen = 1; gen <= o->generations && rc == DAMAS_OK; gen++) {
-        TrainReport r = {.generation = gen, .games = dataset_games(d), .rows = dataset_rows(d), .total = (uint64_t)o->games,
-                         .current = current};
+        TrainReport r = {.generation = gen, .games = dataset_games(d), .rows = dataset_rows(d),
+                         .total = (uint64_t)o->games, .current = current};
         StageRelay relay = {report_fn, ctx, &r, t0};
         report(report_fn, ctx, &r, "self-play", t0);
         double g0 = system_now();
