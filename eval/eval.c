@@ -295,23 +295,26 @@ static double blend(const Weights *w, const EvalFeatures *f, int from, int to)
     return phase * opening + (1 - phase) * endgame;
 }
 
+/* Group g's weights as {opening, endgame} pairs into `pairs` (a table's patterns by pattern
+ * and configuration, in weight order); whether any of them is not 0. */
+static bool lay_out_group(const Weights *w, int g, float (*pairs)[2])
+{
+    int from = w->layout.offset[g];
+    bool any = false;
+    for (int i = 0; i < w->layout.length[g]; i++) {
+        pairs[i][0] = w->w[0][from + i];
+        pairs[i][1] = w->w[1][from + i];
+        any |= pairs[i][0] != 0 || pairs[i][1] != 0;
+    }
+    return any;
+}
+
 void eval_prepare(const Weights *w, EvalTable *out)
 {
-    const EvalLayout *l = &w->layout;
-    int regions = l->offset[EVAL_REGIONS];
-    for (int i = 0; i < regions; i++)
+    for (int i = 0; i < w->layout.offset[EVAL_REGIONS]; i++)
         out->weight[i] = (EvalPair){w->w[0][i], w->w[1][i]};
-    for (int i = 0; i < l->length[EVAL_REGIONS]; i++) {
-        out->region[i / EVAL_REGION_STATES][i % EVAL_REGION_STATES][0] = w->w[0][regions + i];
-        out->region[i / EVAL_REGION_STATES][i % EVAL_REGION_STATES][1] = w->w[1][regions + i];
-    }
-    int rects = l->offset[EVAL_RECTANGLES];
-    out->rects = false;
-    for (int i = 0; i < l->length[EVAL_RECTANGLES]; i++) {
-        out->rect[i / EVAL_RECT_STATES][i % EVAL_RECT_STATES][0] = w->w[0][rects + i];
-        out->rect[i / EVAL_RECT_STATES][i % EVAL_RECT_STATES][1] = w->w[1][rects + i];
-        out->rects |= w->w[0][rects + i] != 0 || w->w[1][rects + i] != 0;
-    }
+    lay_out_group(w, EVAL_REGIONS, out->region[0]);
+    out->rects = lay_out_group(w, EVAL_RECTANGLES, out->rect[0]);
 }
 
 int eval_prepared(const EvalTable *t, const Variant *v, const Position *pos)

@@ -19,7 +19,9 @@
 
 #include "../core/types.h"
 
-enum { EVAL_FEATURE_SET = 3 };
+/* The feature set weight files are written in, and the oldest one still read (a file of set
+ * 2 has no rectangles: their weights are 0). */
+enum { EVAL_FEATURE_SET = 3, EVAL_FEATURE_SET_NO_RECTANGLES = 2 };
 #define EVAL_FEATURE_SET_NAME "4x4 regions and 5x4 rectangles of men"
 
 /* Feature groups, in weight-vector order. */
