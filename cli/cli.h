@@ -71,6 +71,9 @@ const char *cli_option(int argc, char **argv, int *i, const char *name);
 /* Parses a non-negative integer no larger than max, or returns false. */
 bool cli_uint(const char *text, uint64_t max, uint64_t *out);
 
+/* Parses a number of seconds: positive, finite and at most a day; else returns false. */
+bool cli_seconds(const char *text, double *out);
+
 /* Parses --threads' value into *threads (1..1024); prints the error itself. */
 bool cli_threads(const char *text, uint64_t *threads);
 

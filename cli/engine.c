@@ -172,11 +172,8 @@ static int engine_args(int argc, char **argv, const char *help, bool search, Eng
                 return cli_error(CLI_USAGE, "--nodes must be a positive number, not '%s'", value);
             a->limits.nodes = n;
         } else if (search && (value = cli_option(argc, argv, &i, "--time"))) {
-            char *end;
-            double s = strtod(value, &end);
-            if (*end || !(s > 0))
+            if (!cli_seconds(value, &a->limits.seconds))
                 return cli_error(CLI_USAGE, "--time must be a positive number of seconds, not '%s'", value);
-            a->limits.seconds = s;
         } else if (search && (value = cli_option(argc, argv, &i, "--tt-mb"))) {
             if (!cli_uint(value, 1 << 20, &a->tt_mb) || a->tt_mb < 1)
                 return cli_error(CLI_USAGE, "--tt-mb must be a positive number, not '%s'", value);

@@ -72,6 +72,18 @@ bool cli_uint(const char *text, uint64_t max, uint64_t *out)
     return true;
 }
 
+bool cli_seconds(const char *text, double *out)
+{
+    if (!text || !*text)
+        return false;
+    char *end;
+    double s = strtod(text, &end);
+    if (*end || !(s > 0 && s <= 86400))
+        return false;
+    *out = s;
+    return true;
+}
+
 bool cli_threads(const char *text, uint64_t *threads)
 {
     if (cli_uint(text, 1024, threads) && *threads >= 1)

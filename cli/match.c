@@ -222,9 +222,7 @@ int cmd_match(int argc, char **argv)
                 return cli_error(CLI_USAGE, "--depth must be from 1 to %d, not '%s'", SEARCH_MAX_PLY - 1, value);
             limits.depth = (int)n;
         } else if ((value = cli_option(argc, argv, &i, "--time"))) {
-            char *end;
-            limits.seconds = strtod(value, &end);
-            if (*end || !(limits.seconds > 0))
+            if (!cli_seconds(value, &limits.seconds))
                 return cli_error(CLI_USAGE, "--time must be a positive number of seconds, not '%s'", value);
         } else if ((value = cli_option(argc, argv, &i, "--threads"))) {
             if (!cli_threads(value, &threads))
@@ -387,10 +385,9 @@ int cmd_play(int argc, char **argv)
                 return cli_error(CLI_USAGE, "--depth must be from 1 to %d", SEARCH_MAX_PLY - 1);
             limits = (SearchLimits){.depth = (int)n};
         } else if ((value = cli_option(argc, argv, &i, "--time"))) {
-            char *end;
-            double s = strtod(value, &end);
-            if (*end || !(s > 0))
-                return cli_error(CLI_USAGE, "--time must be a positive number of seconds");
+            double s;
+            if (!cli_seconds(value, &s))
+                return cli_error(CLI_USAGE, "--time must be a positive number of seconds, not '%s'", value);
             limits = (SearchLimits){.seconds = s};
         } else if (!strcmp(argv[i], "--black")) {
             human_black = true;

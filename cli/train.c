@@ -40,7 +40,8 @@ static const char fit_help[] =
 static const char train_help[] =
     "usage: damas train --variant V [--optional-capture] --out WEIGHTS.h5 [--data FILE.h5] [--db DIR]\n"
     "                   [--games N] [--generations G] [--nodes K] [--threads T] [--seed S]\n"
-    "                   [--match-games M] [--epochs E] [--lambda L] [--window R] [--from W]\n"
+    "                   [--match-games M] [--match-time S] [--epochs E] [--lambda L] [--window R]\n"
+    "                   [--from W]\n"
     "\n"
     "Generations of self-play and fitting. Each plays N games (default 400) with the current\n"
     "weights at K nodes a move (default 1000) into the data set (default WEIGHTS.data.h5, kept\n"
@@ -51,6 +52,9 @@ static const char train_help[] =
     "generation) and WEIGHTS.pdn (the self-play games); scripts/plot-training.sh WEIGHTS.csv draws\n"
     "the curves. The same seed and thread count give the same weights.\n"
     "  --from W   start from a weight file (default: the compiled-in weights)\n"
+    "  --match-time S   play the matches at S seconds a move instead of K nodes: closer to how\n"
+    "             the weights will be used (a gain at a few thousand nodes may vanish with a deeper\n"
+    "             search), but no longer reproducible\n"
     "  --games FILE.pdn   no self-play: the games of FILE.pdn (real games, labelled by their\n"
     "             results) are added to the data set and the weights fitted to it once\n";
 
@@ -446,6 +450,7 @@ int cmd_train(int argc, char **argv)
     TrainArgs a = train_args();
     const char *from = NULL, *games_pdn = NULL, *value;
     uint64_t games = 400, generations = 3, match_games = 200, window = 0;
+    double match_seconds = 0;
     a.epochs = 20;
     for (int i = 1; i < argc; i++) {
         int k;
@@ -470,6 +475,9 @@ int cmd_train(int argc, char **argv)
         } else if ((value = cli_option(argc, argv, &i, "--match-games"))) {
             if (!cli_uint(value, 1000000, &match_games) || match_games < 2 || match_games % 2)
                 return cli_error(CLI_USAGE, "--match-games must be an even number from 2, not '%s'", value);
+        } else if ((value = cli_option(argc, argv, &i, "--match-time"))) {
+            if (!cli_seconds(value, &match_seconds))
+                return cli_error(CLI_USAGE, "--match-time must be a positive number of seconds, not '%s'", value);
         } else if ((value = cli_option(argc, argv, &i, "--window"))) {
             if (!cli_uint(value, UINT64_MAX / 4, &window) || window < 1)
                 return cli_error(CLI_USAGE, "--window must be a positive number, not '%s'", value);
@@ -520,8 +528,8 @@ int cmd_train(int argc, char **argv)
     fit.l2 = a.l2;
     if (a.batch)
         fit.batch = (int)a.batch;
-    TrainOptions o = {(int)games, (int)generations, a.nodes, (int)a.threads, a.seed, (int)match_games, window, fit,
-                      db};
+    TrainOptions o = {(int)games, (int)generations, a.nodes, (int)a.threads, a.seed, (int)match_games, match_seconds,
+                      window, fit, db};
     double t0 = system_now();
     if (train_run(&v, start, d, &o, train_progress, &log, pdn, result, err, sizeof err) != DAMAS_OK)
         return cli_error(CLI_FAIL, "%s", err);
@@ -537,7 +545,7 @@ int cmd_train(int argc, char **argv)
         return cli_error(CLI_FAIL, "out of memory");
     cli_weights("builtin", &v, builtin);
     Player players[2] = {{"trained", result, NULL}, {"builtin", builtin, NULL}};
-    SearchLimits limits = {.nodes = a.nodes};
+    SearchLimits limits = match_seconds > 0 ? (SearchLimits){.seconds = match_seconds} : (SearchLimits){.nodes = a.nodes};
     MatchResult m;
     if (match_run(&v, players, openings, nopen, (int)match_games, &limits, (int)a.threads, a.seed + 1, db, NULL, &m,
                   NULL, NULL, err, sizeof err) != DAMAS_OK)
@@ -545,14 +553,17 @@ int cmd_train(int argc, char **argv)
     time_t t = time(NULL);
     char date[32];
     strftime(date, sizeof date, "%Y-%m-%d %H:%M:%S UTC", gmtime(&t));
+    char time_option[48] = "";
+    if (match_seconds > 0)
+        snprintf(time_option, sizeof time_option, " --match-time %g", match_seconds);
     snprintf(result->provenance, sizeof result->provenance,
              "damas %s train --variant %s --generations %llu --games %llu --nodes %llu --epochs %d --lambda %g "
-             "--threads %llu --seed %llu%s%s; "
+             "--threads %llu --seed %llu%s%s%s; "
              "%s; %llu games, %llu positions in the data set; final match against the compiled-in weights: %d games, "
              "+%d =%d -%d, Elo %+.1f [%+.1f, %+.1f]",
              DAMAS_VERSION_TEXT, v.name, (unsigned long long)generations, (unsigned long long)games,
              (unsigned long long)a.nodes, fit.epochs, fit.lambda, (unsigned long long)a.threads,
-             (unsigned long long)a.seed,
+             (unsigned long long)a.seed, time_option,
              from ? " --from " : "", from ? from : "", date, (unsigned long long)played, (unsigned long long)positions,
              m.games, m.wins, m.draws, m.losses, m.elo, m.low, m.high);
     result->meta = (WeightsMeta){true,   (int)generations, played, positions, m.elo, m.low, m.high,

@@ -200,7 +200,15 @@ check selfplay_other_variant 1 "holds positions of czech" -- "$damas" selfplay -
 check fit_small 0 "czech: fitted " -- "$damas" fit --variant czech --data "$tw/d.h5" --out "$tw/f.h5" --epochs 2 --threads 2
 check fit_weights_load 0 "fit --variant czech" -- "$damas" eval --variant czech --weights "$tw/f.h5" "W:W21-32:B1-12"
 check fit_missing_data 1 "no such data set" -- "$damas" fit --variant czech --data "$tw/none.h5" --out "$tw/g.h5"
+# Matches at a time a move instead of nodes: the weights record it.
+check train_timed_matches 0 "trained italian weights" -- "$damas" train --variant italian --games 10 --generations 1 \
+  --nodes 200 --match-games 2 --match-time 0.01 --threads 2 --out "$tw/t.h5" --data "$tw/t.data.h5"
+check train_timed_matches_recorded 0 "--match-time 0.01;" -- "$damas" eval --variant italian --weights "$tw/t.h5" "W:W21-32:B1-12"
 rm -rf "$tw"
+check train_match_time_positive 2 "error: --match-time must be a positive number of seconds, not 'inf'" -- \
+  "$damas" train --variant italian --out x.h5 --match-time inf
+check match_time_not_infinite 2 "error: --time must be a positive number of seconds, not 'inf'" -- \
+  "$damas" match --variant russian --a builtin --b builtin --games 2 --time inf
 check train_needs_out 2 "error: --out WEIGHTS.h5 is required" -- "$damas" train --variant italian
 
 finish

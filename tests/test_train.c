@@ -205,7 +205,7 @@ Test(train, a_tiny_training_run_is_reproducible_and_its_weights_load, .init = ma
     weights_default(&v, start);
     FitOptions fit = train_fit_defaults();
     fit.epochs = 3;
-    TrainOptions o = {20, 1, 300, 2, 5, 4, 0, fit, NULL};
+    TrainOptions o = {.games = 20, .generations = 1, .nodes = 300, .threads = 2, .seed = 5, .match_games = 4, .fit = fit};
     char err[256], path[128];
     for (int k = 0; k < 2; k++) {
         snprintf(path, sizeof path, "%s/data%d.h5", dir, k);

@@ -477,7 +477,8 @@ int train_run(const Variant *v, const Weights *start, Dataset *d, const TrainOpt
     int nmatch = match_openings_for(v, o->match_games / 2, match_open, o->match_games / 2 + 1);
     *current = *start;
     SelfPlayOptions so = {o->nodes, o->threads, o->seed, o->db};
-    SearchLimits limits = {.nodes = o->nodes};
+    SearchLimits limits = o->match_seconds > 0 ? (SearchLimits){.seconds = o->match_seconds}
+                                               : (SearchLimits){.nodes = o->nodes};
     int rc = nmatch > 0 ? DAMAS_OK : DAMAS_ERR_RANGE;
     if (rc != DAMAS_OK)
         snprintf(err, errlen, "out of memory for the match openings");

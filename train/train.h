@@ -88,6 +88,7 @@ typedef struct {
     int threads;
     uint64_t seed;
     int match_games;        /* paired games deciding each generation (even) */
+    double match_seconds;   /* > 0: those games at this time a move instead of `nodes` */
     uint64_t window;        /* the fit uses the newest `window` rows of the data set (0: all) */
     FitOptions fit;
     DbProbe *db;            /* may be NULL */
@@ -109,7 +110,8 @@ typedef struct {
 /* Runs the generations from `start` weights on data set d (appending to it), leaving the best
  * weights in *out. `report` (may be NULL) is called as each stage begins, as it goes on (after
  * each self-play batch, epoch and match game) and when a generation is done. Returns DAMAS_OK or an
- * error with a message. Deterministic for a fixed seed and thread count. */
+ * error with a message. Deterministic for a fixed seed and thread count, unless the matches are
+ * timed (match_seconds). */
 int train_run(const Variant *v, const Weights *start, Dataset *d, const TrainOptions *o,
               void (*report)(void *ctx, const TrainReport *r), void *ctx, FILE *pdn, Weights *out, char *err,
               size_t errlen);
