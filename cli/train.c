@@ -545,7 +545,7 @@ int cmd_train(int argc, char **argv)
         return cli_error(CLI_FAIL, "out of memory");
     cli_weights("builtin", &v, builtin);
     Player players[2] = {{"trained", result, NULL}, {"builtin", builtin, NULL}};
-    SearchLimits limits = match_seconds > 0 ? (SearchLimits){.seconds = match_seconds} : (SearchLimits){.nodes = a.nodes};
+    SearchLimits limits = train_match_limits(&o);
     MatchResult m;
     if (match_run(&v, players, openings, nopen, (int)match_games, &limits, (int)a.threads, a.seed + 1, db, NULL, &m,
                   NULL, NULL, err, sizeof err) != DAMAS_OK)

@@ -462,6 +462,11 @@ static void match_relay(void *ctx, int done)
     report(s->fn, s->ctx, s->r, "match", s->t0);
 }
 
+SearchLimits train_match_limits(const TrainOptions *o)
+{
+    return o->match_seconds > 0 ? (SearchLimits){.seconds = o->match_seconds} : (SearchLimits){.nodes = o->nodes};
+}
+
 int train_run(const Variant *v, const Weights *start, Dataset *d, const TrainOptions *o,
               void (*report_fn)(void *ctx, const TrainReport *r), void *ctx, FILE *pdn, Weights *out, char *err,
               size_t errlen)
@@ -477,8 +482,7 @@ int train_run(const Variant *v, const Weights *start, Dataset *d, const TrainOpt
     int nmatch = match_openings_for(v, o->match_games / 2, match_open, o->match_games / 2 + 1);
     *current = *start;
     SelfPlayOptions so = {o->nodes, o->threads, o->seed, o->db};
-    SearchLimits limits = o->match_seconds > 0 ? (SearchLimits){.seconds = o->match_seconds}
-                                               : (SearchLimits){.nodes = o->nodes};
+    SearchLimits limits = train_match_limits(o);
     int rc = nmatch > 0 ? DAMAS_OK : DAMAS_ERR_RANGE;
     if (rc != DAMAS_OK)
         snprintf(err, errlen, "out of memory for the match openings");

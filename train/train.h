@@ -107,6 +107,9 @@ typedef struct {
     const Weights *current; /* the weights kept so far */
 } TrainReport;
 
+/* The limits of o's matches: o->match_seconds a move if set, else o->nodes. */
+SearchLimits train_match_limits(const TrainOptions *o);
+
 /* Runs the generations from `start` weights on data set d (appending to it), leaving the best
  * weights in *out. `report` (may be NULL) is called as each stage begins, as it goes on (after
  * each self-play batch, epoch and match game) and when a generation is done. Returns DAMAS_OK or an
