@@ -6,6 +6,7 @@
 #include <stdint.h>
 
 #include "../core/types.h"
+#include "../engine/match.h"
 #include "../eval/eval.h"
 
 #define DAMAS_VERSION_TEXT "0.3.0"
@@ -42,6 +43,15 @@ bool cli_weights(const char *arg, const Variant *v, Weights *out);
     "                (eval/weights/<variant>.h5 beside the binary, or $DAMAS_WEIGHTS/<variant>.h5),\n" \
     "                else, with a warning, the compiled-in ones; 'builtin': the compiled-in weights;\n" \
     "                'material': their material weights only\n"
+
+/* The progress of a match (match_run's callback): on a terminal, one line rewritten after each
+ * game; in a log, a line at each tenth of the games: games, games/s, time left, A's wins,
+ * draws and losses and the Elo so far. */
+typedef struct {
+    double start;   /* system_now() at the start */
+    int games;
+} CliMatchProgress;
+void cli_match_progress(void *ctx, const MatchResult *so_far);
 
 /* A size: a number of bytes, or with a K, M, G or T suffix (powers of 1024). */
 bool cli_size(const char *text, uint64_t *bytes);

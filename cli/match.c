@@ -21,12 +21,14 @@ static const char match_help[] =
     "\n"
     "Plays N games between two players, each opening twice with the colours swapped, games in\n"
     "parallel, and prints the wins, draws and losses of A and the Elo difference A - B with its\n"
-    "95% interval (from the pairs' scores). A player is a weight file, 'default' (the variant's\n"
-    "shipped weights: eval/weights/<variant>.h5 beside the binary or in $DAMAS_WEIGHTS), 'builtin'\n"
-    "(the compiled-in weights), 'material' (their material weights only), 'random'\n"
-    "(a uniformly random legal mover) or 'hub:COMMAND', a Hub engine started by /bin/sh (another\n"
-    "damas, Scan, ...; one process per thread; it needs --time, and gets the same time a move;\n"
-    "DAMAS_WEIGHTS is not passed on: another damas uses its own shipped weights).\n"
+    "95% interval (from the pairs' scores); the same so far on stderr as it goes (a line rewritten\n"
+    "on a terminal, a line each tenth of the games in a log). A player is a weight file,\n"
+    "'default' (the variant's shipped weights: eval/weights/<variant>.h5 beside the binary or in\n"
+    "$DAMAS_WEIGHTS), 'builtin' (the compiled-in weights), 'material' (their material weights\n"
+    "only), 'random' (a uniformly random legal mover) or 'hub:COMMAND', a Hub engine started\n"
+    "by /bin/sh (another damas, Scan, ...; one process per thread; it needs --time, and gets the\n"
+    "same time a move; DAMAS_WEIGHTS is not passed on: another damas uses its own shipped\n"
+    "weights).\n"
     "Openings: one FEN per line in FILE, or a PDN file (each game's final position: its FEN tag\n"
     "and moves), or the built-in set (the positions a few plies from the start, as many as there\n"
     "are game pairs, so no pair repeats another).\n"
@@ -169,18 +171,21 @@ static int read_openings(const char *path, const Variant *v, Position **out)
     return n;
 }
 
-typedef struct {
-    double start;
-    int games;
-} MatchProgress;
-
-static void match_progress(void *ctx, int done)
+void cli_match_progress(void *ctx, const MatchResult *so_far)
 {
-    const MatchProgress *p = ctx;
-    if (isatty(2)) {
-        fprintf(stderr, "\r%d/%d games, %.1f games/s  ", done, p->games, done / (system_now() - p->start));
-        fflush(stderr);
-    }
+    const CliMatchProgress *p = ctx;
+    bool tty = isatty(2);
+    /* In a log, a line at each tenth of the games. */
+    if (!tty && so_far->games * 10 / p->games == (so_far->games - 1) * 10 / p->games)
+        return;
+    double seconds = system_now() - p->start, rate = seconds > 0 ? so_far->games / seconds : 0;
+    char elo[64] = "";
+    if (so_far->games >= 4 && so_far->wins < so_far->games && so_far->losses < so_far->games)
+        snprintf(elo, sizeof elo, ", Elo %+.0f (%+.0f to %+.0f)", so_far->elo, so_far->low, so_far->high);
+    fprintf(stderr, "%s%d/%d games, %.1f games/s, ~%.0f s left: A +%d =%d -%d%s%s", tty ? "\r" : "", so_far->games,
+            p->games, rate, rate > 0 ? (p->games - so_far->games) / rate : 0, so_far->wins, so_far->draws,
+            so_far->losses, elo, tty ? "  " : "\n");
+    fflush(stderr);
 }
 
 int cmd_match(int argc, char **argv)
@@ -270,10 +275,10 @@ int cmd_match(int argc, char **argv)
     if (!played)
         return cli_error(CLI_FAIL, "out of memory for %llu games", (unsigned long long)games);
     Player players[2] = {{a, pa.w, pa.hub}, {b, pb.w, pb.hub}};
-    MatchProgress progress = {system_now(), (int)games};
+    CliMatchProgress progress = {system_now(), (int)games};
     MatchResult r;
-    if (match_run(&v, players, open, nopen, (int)games, &limits, (int)threads, seed, db, played, &r, match_progress,
-                  &progress, err, sizeof err) != DAMAS_OK) {
+    if (match_run(&v, players, open, nopen, (int)games, &limits, (int)threads, seed, db, played, &r,
+                  cli_match_progress, &progress, err, sizeof err) != DAMAS_OK) {
         if (isatty(2))
             fputc('\n', stderr);
         return cli_error(CLI_FAIL, "%s", err);

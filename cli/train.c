@@ -404,6 +404,9 @@ static void stage_detail(const TrainReport *r, char *buf, size_t len)
     else if (!strcmp(r->stage, "fitting") && r->done > 0)
         snprintf(buf, len, "epoch %llu (at most %llu), held-out loss %.5f", (unsigned long long)r->done,
                  (unsigned long long)r->total, r->fit.epoch_heldout);
+    else if (!strcmp(r->stage, "match") && r->done >= 4)
+        snprintf(buf, len, "%llu/%llu games, Elo new - current %+.0f (%+.0f to %+.0f)", (unsigned long long)r->done,
+                 (unsigned long long)r->total, r->elo, r->elo_low, r->elo_high);
     else if (!strcmp(r->stage, "match"))
         snprintf(buf, len, "%llu/%llu games", (unsigned long long)r->done, (unsigned long long)r->total);
     else
@@ -547,8 +550,13 @@ int cmd_train(int argc, char **argv)
     Player players[2] = {{"trained", result, NULL}, {"builtin", builtin, NULL}};
     SearchLimits limits = train_match_limits(&o);
     MatchResult m;
-    if (match_run(&v, players, openings, nopen, (int)match_games, &limits, (int)a.threads, a.seed + 1, db, NULL, &m,
-                  NULL, NULL, err, sizeof err) != DAMAS_OK)
+    CliMatchProgress progress = {system_now(), (int)match_games};
+    fprintf(stderr, "final match against the compiled-in weights:\n");
+    int rc = match_run(&v, players, openings, nopen, (int)match_games, &limits, (int)a.threads, a.seed + 1, db, NULL,
+                       &m, cli_match_progress, &progress, err, sizeof err);
+    if (isatty(2))
+        fputc('\n', stderr);
+    if (rc != DAMAS_OK)
         return cli_error(CLI_FAIL, "the final match: %s", err);
     time_t t = time(NULL);
     char date[32];

@@ -103,12 +103,17 @@ static void first_error(int *failed, char *err, size_t errlen, const char *messa
 
 int match_run(const Variant *v, const Player players[2], const Position *openings, int nopen, int games,
               const SearchLimits *limits, int threads, uint64_t seed, DbProbe *db, Game *out, MatchResult *r,
-              void (*progress)(void *ctx, int done), void *ctx, char *err, size_t errlen)
+              void (*progress)(void *ctx, const MatchResult *so_far), void *ctx, char *err, size_t errlen)
 {
-    int npairs = games / 2, done = 0, failed = 0;
+    int npairs = games / 2, failed = 0;
     double *pair = calloc((size_t)(npairs ? npairs : 1), sizeof *pair);
     int8_t *score2 = calloc((size_t)(games ? games : 1), 1);   /* A's score, doubled */
-    if (!pair || !score2)
+    /* For the progress: the games of each pair played, and the scores of the pairs complete. */
+    int8_t *pair_done = calloc((size_t)(npairs ? npairs : 1), 1);
+    double *complete = calloc((size_t)(npairs ? npairs : 1), sizeof *complete);
+    int ncomplete = 0;
+    MatchResult so_far = {0};
+    if (!pair || !score2 || !pair_done || !complete)
         first_error(&failed, err, errlen, "out of memory for the match");
 #pragma omp parallel num_threads(threads) if (!failed)
     {
@@ -149,7 +154,16 @@ int match_run(const Variant *v, const Player players[2], const Position *opening
                 out[g] = *game;
             if (progress) {
 #pragma omp critical(match_progress)
-                progress(ctx, ++done);
+                {
+                    so_far.games++;
+                    so_far.wins += score2[g] == 2;
+                    so_far.draws += score2[g] == 1;
+                    so_far.losses += score2[g] == 0;
+                    if (++pair_done[g / 2] == 2)
+                        complete[ncomplete++] = (score2[g & ~1] + score2[g | 1]) / 4.0;
+                    match_elo(complete, ncomplete, &so_far.elo, &so_far.low, &so_far.high);
+                    progress(ctx, &so_far);
+                }
             }
         }
         free(game);
@@ -161,6 +175,8 @@ int match_run(const Variant *v, const Player players[2], const Position *opening
     if (failed) {
         free(pair);
         free(score2);
+        free(pair_done);
+        free(complete);
         return DAMAS_ERR_RANGE;
     }
     *r = (MatchResult){games, 0, 0, 0, 0, 0, 0};
@@ -173,6 +189,8 @@ int match_run(const Variant *v, const Player players[2], const Position *opening
     match_elo(pair, npairs, &r->elo, &r->low, &r->high);
     free(pair);
     free(score2);
+    free(pair_done);
+    free(complete);
     return DAMAS_OK;
 }
 
@@ -226,7 +244,7 @@ int match_openings_for(const Variant *v, int pairs, Position *out, int max)
 static double elo_of(double p)
 {
     p = p < 0.001 ? 0.001 : p > 0.999 ? 0.999 : p;
-    return -400.0 * log10(1.0 / p - 1.0);
+    return 0.0 - 400.0 * log10(1.0 / p - 1.0);   /* (0.0 - : an even score is +0, not -0) */
 }
 
 void match_elo(const double *pair_scores, int n, double *elo, double *low, double *high)

@@ -54,12 +54,13 @@ typedef struct {
  * game 2k starts from openings[k % nopen] with A to move first, game 2k + 1 from the same
  * opening with B. Searches get `db` (may be NULL) and adjudicate with it; each thread starts
  * its own process of a Hub engine. Fills *r, and out[0..games) if out is not NULL. `progress`
- * (may be NULL) is called after each game with the number done. Returns DAMAS_OK, or an
+ * (may be NULL) is called after each game with A's results so far (the Elo and its interval
+ * from the pairs complete). Returns DAMAS_OK, or an
  * error with a message: memory ran out, or a Hub engine could not be started or failed in a
  * game (the match stops there: a result with forfeits in it would not measure the engines). */
 int match_run(const Variant *v, const Player players[2], const Position *openings, int nopen, int games,
               const SearchLimits *limits, int threads, uint64_t seed, DbProbe *db, Game *out, MatchResult *r,
-              void (*progress)(void *ctx, int done), void *ctx, char *err, size_t errlen);
+              void (*progress)(void *ctx, const MatchResult *so_far), void *ctx, char *err, size_t errlen);
 
 /* The colour A plays in game g of match_run. */
 int match_a_colour(const Position *openings, int nopen, int g);

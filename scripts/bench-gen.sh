@@ -3,7 +3,7 @@
 # BIG_PIECES (default brazilian, 6), each from scratch with all cores. Prints wall time,
 # positions per second, peak memory, size on disk and where the time went (the phases summed
 # over the units; each build's progress lines are kept in BENCH_DIR/VARIANT-PIECES.log), and
-# verifies the big build.
+# verifies the big build; the big build's rate is also given by the units' number of pieces.
 # usage: scripts/bench-gen.sh [PIECES] [BIG_VARIANT] [BIG_PIECES]   (env: DAMAS, BENCH_DIR)
 set -euo pipefail
 pieces=${1:-5}
@@ -35,6 +35,17 @@ run() {   # variant pieces; the build's progress lines go to $dir/VARIANT-PIECES
   printf '%-14s %6s %14s %9s %12.2f %10s %10s  %s\n' "$v" "$p" "$positions" "$secs" \
     "$(awk -v n="$positions" -v s="$secs" 'BEGIN { print n / s / 1e6 }')" "$peak" "$(du -sm "$out" | cut -f1)" "$phases"
 }
+# The units solved in one build, by their number of pieces: positions, seconds and rate, so
+# that the largest units' rate compares with the smaller ones' on the same machine and run.
+by_pieces() {   # log
+  awk '/ solved \(/ {
+      u = $0; sub(/^\[ *[0-9]+\/ *[0-9]+\] /, "", u); split(u, f, " ")
+      n = split(f[1], c, /[mk-]/); p = 0; for (i = 1; i <= n; i++) p += c[i]
+      pos[p] += f[2]; sec[p] += f[4]; units[p]++ }
+    END { for (p in pos) printf "  %d pieces: %d units, %.0f positions, %.1f s, %.2f M pos/s\n",
+            p, units[p], pos[p], sec[p], (sec[p] > 0 ? pos[p] / sec[p] / 1e6 : 0) }' "$1" | sort -n -k1
+}
 for v in brazilian russian spanish czech italian american international; do run "$v" "$pieces"; done
 run "$big_variant" "$big_pieces"
+by_pieces "$dir/$big_variant-$big_pieces.log"
 "$damas" verify --db "$dir/$big_variant-$big_pieces"

@@ -455,10 +455,13 @@ static void fit_relay(void *ctx, const FitReport *f)
     report(s->fn, s->ctx, s->r, "fitting", s->t0);
 }
 
-static void match_relay(void *ctx, int done)
+static void match_relay(void *ctx, const MatchResult *so_far)
 {
     StageRelay *s = ctx;
-    s->r->done = (uint64_t)done;
+    s->r->done = (uint64_t)so_far->games;
+    s->r->elo = so_far->elo;
+    s->r->elo_low = so_far->low;
+    s->r->elo_high = so_far->high;
     report(s->fn, s->ctx, s->r, "match", s->t0);
 }
 
