@@ -180,7 +180,7 @@ void cli_match_progress(void *ctx, const MatchResult *so_far)
         return;
     double seconds = system_now() - p->start, rate = seconds > 0 ? so_far->games / seconds : 0;
     char elo[64] = "";
-    if (so_far->games >= 4 && so_far->wins < so_far->games && so_far->losses < so_far->games)
+    if (so_far->games >= 4 && match_elo_estimable(so_far))
         snprintf(elo, sizeof elo, ", Elo %+.0f (%+.0f to %+.0f)", so_far->elo, so_far->low, so_far->high);
     fprintf(stderr, "%s%d/%d games, %.1f games/s, ~%.0f s left: A +%d =%d -%d%s%s", tty ? "\r" : "", so_far->games,
             p->games, rate, rate > 0 ? (p->games - so_far->games) / rate : 0, so_far->wins, so_far->draws,

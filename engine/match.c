@@ -261,9 +261,14 @@ void match_elo(const double *pair_scores, int n, double *elo, double *low, doubl
     *high = elo_of(mean + 1.96 * se);
 }
 
+bool match_elo_estimable(const MatchResult *r)
+{
+    return !(r->games > 0 && (r->wins == r->games || r->losses == r->games));
+}
+
 void match_elo_text(const MatchResult *r, char *buf, size_t len)
 {
-    if (r->games > 0 && (r->wins == r->games || r->losses == r->games))
+    if (!match_elo_estimable(r))
         snprintf(buf, len, "not estimable (%s won every game)", r->wins ? "A" : "B");
     else if (r->games < 4)
         snprintf(buf, len, "%+.1f (one pair of games: no interval)", r->elo);

@@ -79,6 +79,9 @@ int match_openings_for(const Variant *v, int pairs, Position *out, int max);
  * games of pair k) and its 95% interval. */
 void match_elo(const double *pair_scores, int n, double *elo, double *low, double *high);
 
+/* Whether r's Elo is finite: neither side scored every point. */
+bool match_elo_estimable(const MatchResult *r);
+
 /* r's Elo as text: "+12.3 (95% interval +1.0 to +23.6)", or "not estimable (A won every
  * game)" when one side scored every point (the estimate is then unbounded), or without an
  * interval after a single pair of games. */
