@@ -18,20 +18,42 @@ static bool verify_position(const DbSet *s, DbProbe *disk, const DbTable *t, uin
     const Variant *v = &s->variant;
     MoveList list;
     movegen_moves(pos, v, &list);
-    int min_loss = -1, max_win = -1;
-    bool any_draw = false, all_won = true;
+    /* First each successor's place in a held table, its load started; then the values: the
+     * successors' cache misses overlap instead of coming one after another. */
+    const DbTable *held[MOVELIST_MAX];
+    uint64_t at[MOVELIST_MAX];
     for (int k = 0; k < list.count; k++) {
         Position after = *pos;
         Undo u;
         pos_make(&after, &list.moves[k], &u);
+        Material m = material_of(&after);
+        held[k] = m.um + m.uk ? dbset_get(s, m) : NULL;
+        if (held[k]) {
+            at[k] = slice_rank(&held[k]->slice, &after);
+            __builtin_prefetch(table_code_at(held[k], at[k]));
+        }
+    }
+    int min_loss = -1, max_win = -1;
+    bool any_draw = false, all_won = true;
+    for (int k = 0; k < list.count; k++) {
         uint16_t d;
-        int w = dbset_value(s, &after, &d);
-        if (w < 0 && disk) {
-            DbValue read;
-            if (probe_value(disk, &after, &read, why, len) != DAMAS_OK)
-                return false;
-            w = read.wdl;
-            d = (uint16_t)read.dtw;
+        int w;
+        if (held[k]) {
+            unsigned c = table_code(held[k], at[k]);
+            w = db_code_wdl(c);
+            d = (uint16_t)db_code_dtw(c);
+        } else {
+            Position after = *pos;
+            Undo u;
+            pos_make(&after, &list.moves[k], &u);
+            w = dbset_value(s, &after, &d);
+            if (w < 0 && disk) {
+                DbValue read;
+                if (probe_value(disk, &after, &read, why, len) != DAMAS_OK)
+                    return false;
+                w = read.wdl;
+                d = (uint16_t)read.dtw;
+            }
         }
         if (w < 0) {
             snprintf(why, len, "a successor's slice is not in the database");
