@@ -158,19 +158,26 @@ DbTable *dbset_get(const DbSet *s, Material m)
     return s->t[m.um][m.uk][m.tm][m.tk];
 }
 
-int dbset_value(const DbSet *s, const Position *pos, uint16_t *dtw)
+const DbTable *dbset_place(const DbSet *s, const Position *pos, uint64_t *i)
 {
     Material m = material_of(pos);
-    if (m.um + m.uk == 0) {
+    const DbTable *t = m.um + m.uk ? dbset_get(s, m) : NULL;
+    if (t)
+        *i = slice_rank(&t->slice, pos);
+    return t;
+}
+
+int dbset_value(const DbSet *s, const Position *pos, uint16_t *dtw)
+{
+    uint64_t i;
+    const DbTable *t = dbset_place(s, pos, &i);
+    if (t)
+        return table_value(t, i, dtw);
+    if (pos->pieces[pos->side] == 0) {
         *dtw = 0;
         return DB_LOSS;
     }
-    const DbTable *t = dbset_get(s, m);
-    if (!t)
-        return -1;
-    unsigned c = table_code(t, slice_rank(&t->slice, pos));
-    *dtw = (uint16_t)db_code_dtw(c);
-    return db_code_wdl(c);
+    return -1;
 }
 
 DbValue db_value_after(DbValue next)

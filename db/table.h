@@ -89,6 +89,14 @@ static inline int table_dtw(const DbTable *t, uint64_t i)
     return db_code_dtw(table_code(t, i));
 }
 
+/* Position i's value, its distance in *dtw. */
+static inline int table_value(const DbTable *t, uint64_t i, uint16_t *dtw)
+{
+    unsigned c = table_code(t, i);
+    *dtw = (uint16_t)db_code_dtw(c);
+    return db_code_wdl(c);
+}
+
 /* Sets position i's value and distance; the distance must fit (table_alloc's `wide`). */
 static inline void table_set(DbTable *t, uint64_t i, int wdl, int dtw)
 {
@@ -122,6 +130,10 @@ void dbset_drop(DbSet *s, Material m);
 /* The next table of s from slot *k on (in a fixed order), advancing *k past it; NULL after
  * the last. Start with *k = 0. */
 DbTable *dbset_next(const DbSet *s, size_t *k);
+
+/* The table of s holding pos's value, with pos's index in it in *i; NULL if the side to move
+ * has no piece (a loss, in no table) or pos's slice is not in s. */
+const DbTable *dbset_place(const DbSet *s, const Position *pos, uint64_t *i);
 
 /* The value of pos for its side to move (any side; flipped as needed), its distance in *dtw.
  * A side to move with no piece has lost (dtw 0). Returns -1 if pos's slice is not in s. */

@@ -26,12 +26,8 @@ static bool verify_position(const DbSet *s, DbProbe *disk, const DbTable *t, uin
         Position after = *pos;
         Undo u;
         pos_make(&after, &list.moves[k], &u);
-        Material m = material_of(&after);
-        held[k] = m.um + m.uk ? dbset_get(s, m) : NULL;
-        if (held[k]) {
-            at[k] = slice_rank(&held[k]->slice, &after);
+        if ((held[k] = dbset_place(s, &after, &at[k])))
             __builtin_prefetch(table_code_at(held[k], at[k]));
-        }
     }
     int min_loss = -1, max_win = -1;
     bool any_draw = false, all_won = true;
@@ -39,9 +35,7 @@ static bool verify_position(const DbSet *s, DbProbe *disk, const DbTable *t, uin
         uint16_t d;
         int w;
         if (held[k]) {
-            unsigned c = table_code(held[k], at[k]);
-            w = db_code_wdl(c);
-            d = (uint16_t)db_code_dtw(c);
+            w = table_value(held[k], at[k], &d);
         } else {
             Position after = *pos;
             Undo u;
