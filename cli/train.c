@@ -29,19 +29,20 @@ static const char selfplay_help[] =
 static const char fit_help[] =
     "usage: damas fit --variant V [--optional-capture] --data FILE.h5 --out WEIGHTS.h5 [--from W]\n"
     "                 [--epochs E] [--lambda L] [--lr R] [--l2 X] [--batch B] [--last N] [--threads T]\n"
-    "                 [--seed S]\n"
+    "                 [--seed S] [--freeze GROUP,...]\n"
     "\n"
     "Fits the evaluation weights to the positions of FILE.h5 by logistic regression (lazy Adam,\n"
     "every twentieth game held out, at most E epochs (default 30), stopping when the held-out\n"
     "loss has not improved for 3), starting from W (default: the compiled-in weights). The label\n"
     "is the result, or with --lambda L (0..1) the result blended with the search's score. --last\n"
-    "N fits the newest N positions only.\n";
+    "N fits the newest N positions only. --freeze keeps the named groups' weights as they start\n"
+    "(the names `damas eval` prints; e.g. --freeze rectangles fits feature set 2's weights only).\n";
 
 static const char train_help[] =
     "usage: damas train --variant V [--optional-capture] --out WEIGHTS.h5 [--data FILE.h5] [--db DIR]\n"
     "                   [--games N] [--generations G] [--nodes K] [--threads T] [--seed S]\n"
     "                   [--match-games M] [--match-time S] [--epochs E] [--lambda L] [--window R]\n"
-    "                   [--from W]\n"
+    "                   [--from W] [--freeze GROUP,...]\n"
     "\n"
     "Generations of self-play and fitting. Each plays N games (default 400) with the current\n"
     "weights at K nodes a move (default 1000) into the data set (default WEIGHTS.data.h5, kept\n"
@@ -77,7 +78,28 @@ typedef struct {
     bool optional;
     uint64_t nodes, threads, seed, positions, games, epochs, last, batch;
     double lambda, lr, l2;
+    unsigned frozen;        /* --freeze: bit g for EvalGroup g */
+    const char *freeze;     /* as given */
 } TrainArgs;
+
+/* The groups of a comma-separated list of names (eval_group_names) into *bits; false if a
+ * name is not one of them. */
+static bool parse_groups(const char *list, unsigned *bits)
+{
+    *bits = 0;
+    for (const char *p = list;; p++) {
+        size_t len = strcspn(p, ",");
+        int g = 0;
+        while (g < EVAL_GROUPS && (strlen(eval_group_names[g]) != len || strncmp(p, eval_group_names[g], len)))
+            g++;
+        if (g == EVAL_GROUPS)
+            return false;
+        *bits |= 1u << g;
+        p += len;
+        if (!*p)
+            return true;
+    }
+}
 
 /* Parses argv[*i] if it is a shared option; 1 if it was, 0 if not, -1 on a bad value. */
 static int shared_option(int argc, char **argv, int *i, TrainArgs *a)
@@ -118,6 +140,12 @@ static int shared_option(int argc, char **argv, int *i, TrainArgs *a)
         a->l2 = strtod(value, &end);
         if (*end || !(a->l2 >= 0 && a->l2 < 1))
             return cli_error(-1, "--l2 must be a number from 0 to below 1, not '%s'", value);
+    } else if ((value = cli_option(argc, argv, i, "--freeze"))) {
+        a->freeze = value;
+        if (!parse_groups(value, &a->frozen))
+            return cli_error(-1, "--freeze takes group names separated by commas (material, man_square, king_square, "
+                                 "structure, back_rank, king_mobility, runaway, regions, rectangles), not '%s'",
+                             value);
     } else if ((value = cli_option(argc, argv, i, "--batch"))) {
         if (!cli_uint(value, 1 << 20, &a->batch) || a->batch < 1)
             return cli_error(-1, "--batch must be from 1 to %d, not '%s'", 1 << 20, value);
@@ -353,6 +381,7 @@ static int fit_to(const TrainArgs *ta, const Variant *vp, const char *from)
     o.lambda = a.lambda;
     o.lr = a.lr;
     o.l2 = a.l2;
+    o.frozen = a.frozen;
     o.threads = (int)a.threads;
     o.seed = a.seed;
     if (a.batch)
@@ -365,10 +394,11 @@ static int fit_to(const TrainArgs *ta, const Variant *vp, const char *from)
         char date[32];
         strftime(date, sizeof date, "%Y-%m-%d %H:%M:%S UTC", gmtime(&t));
         snprintf(w->provenance, sizeof w->provenance,
-                 "damas %s fit --variant %s --data %s --epochs %d --lambda %g --lr %g --l2 %g --batch %d --seed %llu%s%s%s; "
+                 "damas %s fit --variant %s --data %s --epochs %d --lambda %g --lr %g --l2 %g --batch %d --seed %llu%s%s%s%s%s; "
                  "%s; %llu positions (%llu held out), scale %.1f, held-out loss %.5f (start %.5f) after %d epochs",
                  DAMAS_VERSION_TEXT, v.name, a.data, o.epochs, o.lambda, o.lr, o.l2, o.batch, (unsigned long long)o.seed,
-                 from ? " --from " : "", from ? from : "", a.last ? " (newest positions only)" : "", date,
+                 from ? " --from " : "", from ? from : "", a.freeze ? " --freeze " : "",
+                 a.freeze ? a.freeze : "", a.last ? " (newest positions only)" : "", date,
                  (unsigned long long)r.train_rows, (unsigned long long)r.heldout_rows, r.scale, r.heldout_loss,
                  r.start_loss, r.epoch);
         w->meta = (WeightsMeta){true, 0, 0, r.train_rows + r.heldout_rows, NAN, NAN, NAN, a.seed, "", DAMAS_VERSION_TEXT};
@@ -529,6 +559,7 @@ int cmd_train(int argc, char **argv)
     fit.lambda = a.lambda;
     fit.lr = a.lr;
     fit.l2 = a.l2;
+    fit.frozen = a.frozen;
     if (a.batch)
         fit.batch = (int)a.batch;
     TrainOptions o = {(int)games, (int)generations, a.nodes, (int)a.threads, a.seed, (int)match_games, match_seconds,

@@ -204,6 +204,10 @@ check selfplay_goes_on 0 "holds 10 games" -- "$damas" selfplay --variant czech -
 check selfplay_other_variant 1 "holds positions of czech" -- "$damas" selfplay --variant russian --data "$tw/d.h5" --games 1
 check fit_small 0 "czech: fitted " -- "$damas" fit --variant czech --data "$tw/d.h5" --out "$tw/f.h5" --epochs 2 --threads 2
 check fit_weights_load 0 "fit --variant czech" -- "$damas" eval --variant czech --weights "$tw/f.h5" "W:W21-32:B1-12"
+check fit_frozen_rectangles 0 "czech: fitted " -- "$damas" fit --variant czech --data "$tw/d.h5" --out "$tw/h.h5" \
+    --epochs 1 --threads 2 --freeze rectangles,regions
+check fit_freeze_unknown_group 2 "error: --freeze takes group names" -- "$damas" fit --variant czech --data "$tw/d.h5" \
+    --out "$tw/g.h5" --freeze rectangles,squares
 check fit_missing_data 1 "no such data set" -- "$damas" fit --variant czech --data "$tw/none.h5" --out "$tw/g.h5"
 # Matches at a time a move instead of nodes: the weights record it.
 check train_timed_matches 0 "trained italian weights" -- "$damas" train --variant italian --games 10 --generations 1 \

@@ -94,6 +94,46 @@ Test(train, the_fitter_recovers_known_weights_from_synthetic_labels, .timeout = 
     free(held), free(pos), free(rows), free(truth), free(w), free(w0);
 }
 
+Test(train, frozen_groups_keep_their_starting_weights_while_the_others_fit, .timeout = 60)
+{
+    Variant v = test_variant("russian", false);
+    Weights *truth = malloc(sizeof *truth), *w = malloc(sizeof *w), *w0 = malloc(sizeof *w0);
+    weights_default(&v, truth);
+    const EvalLayout *l = &truth->layout;
+    for (int p = 0; p < 2; p++) {
+        truth->w[p][l->offset[EVAL_STRUCTURE]] = p ? 12 : -6;            /* tempo */
+        for (int i = 0; i < l->length[EVAL_REGIONS]; i++)
+            truth->w[p][l->offset[EVAL_REGIONS] + i] = (i % EVAL_REGION_STATES) % 3 == 1 ? 15.0f : 0.0f;
+    }
+    int n = 6000;
+    Position *pos = malloc((size_t)n * sizeof *pos);
+    DatasetRow *rows = malloc((size_t)n * sizeof *rows);
+    cr_assert_eq(test_random_positions(&v, 7, n, 60, pos), n);
+    for (int i = 0; i < n; i++)
+        rows[i] = row_of(&pos[i], (uint32_t)i, (float)(1 / (1 + exp(-eval_position(truth, &v, &pos[i]) / 150.0))));
+    weights_default(&v, w);
+    *w0 = *w;
+    FitOptions o = train_fit_defaults();
+    o.epochs = 5;
+    o.threads = 2;
+    o.frozen = 1u << EVAL_REGIONS | 1u << EVAL_MAN_SQUARE;
+    FitReport r;
+    char err[256];
+    cr_assert_eq(train_fit(&v, w, rows, (size_t)n, &o, &r, NULL, NULL, err, sizeof err), DAMAS_OK, "%s", err);
+    const EvalGroup frozen[] = {EVAL_MAN_SQUARE, EVAL_REGIONS};
+    for (int p = 0; p < 2; p++) {
+        for (int k = 0; k < 2; k++) {
+            int g = frozen[k];
+            for (int i = 0; i < l->length[g]; i++)
+                cr_assert_eq(w->w[p][l->offset[g] + i], w0->w[p][l->offset[g] + i], "group %s, weight %d, phase %d moved",
+                             eval_group_names[g], i, p);
+        }
+        cr_assert_neq(w->w[p][l->offset[EVAL_STRUCTURE]], w0->w[p][l->offset[EVAL_STRUCTURE]],
+                      "tempo, not frozen, fitted (phase %d)", p);
+    }
+    free(pos), free(rows), free(truth), free(w), free(w0);
+}
+
 Test(train, selfplay_appends_and_a_rerun_goes_on_with_the_next_games, .init = make_dir, .fini = remove_dir,
      .timeout = 120)
 {

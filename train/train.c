@@ -261,6 +261,9 @@ int train_fit(const Variant *v, Weights *w, const DatasetRow *rows, size_t n, co
     /* The man is the unit of every score; its weight stays. */
     int man = w->layout.offset[EVAL_MATERIAL];
     a.fixed[man] = a.fixed[a.n + man] = 1;
+    for (int g = 0; g < EVAL_GROUPS; g++)
+        for (int k = 0; o->frozen >> g & 1 && k < w->layout.length[g]; k++)
+            a.fixed[w->layout.offset[g] + k] = a.fixed[a.n + w->layout.offset[g] + k] = 1;
     uint64_t seed = o->seed;
     /* The scale from at most 100,000 positions (a random subset at the front: Fisher-Yates,
      * partly), before any weight moves, and again after each epoch. */

@@ -49,6 +49,7 @@ typedef struct {
     double lambda;          /* share of the search's score in the label (0: the result alone) */
     double lr;              /* Adam's first step, decaying linearly to a tenth */
     double l2;              /* pull toward the starting weights */
+    unsigned frozen;        /* groups whose weights stay as they start (bit g: EvalGroup g) */
     int batch;
     int threads;
     uint64_t seed;
