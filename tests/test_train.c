@@ -34,28 +34,44 @@ static DatasetRow row_of(const Position *pos, uint32_t game, float label)
                         (uint8_t)pos->side, 0};
 }
 
+/* Weights to recover: the compiled-in ones with a tempo and region weights of their own (an own
+ * man on a region's first square). */
+static void synthetic_truth(const Variant *v, Weights *truth)
+{
+    weights_default(v, truth);
+    const EvalLayout *l = &truth->layout;
+    for (int p = 0; p < 2; p++) {
+        truth->w[p][l->offset[EVAL_STRUCTURE]] = p ? 12 : -6;
+        for (int i = 0; i < l->length[EVAL_REGIONS]; i++)
+            truth->w[p][l->offset[EVAL_REGIONS] + i] = (i % EVAL_REGION_STATES) % 3 == 1 ? 15.0f : 0.0f;
+    }
+}
+
+/* n random positions of v (from seed), each labelled with truth's winning chance. */
+static void synthetic_rows(const Variant *v, const Weights *truth, uint64_t seed, int n, Position *pos,
+                           DatasetRow *rows)
+{
+    cr_assert_eq(test_random_positions(v, seed, n, 60, pos), n);
+    for (int i = 0; i < n; i++)
+        rows[i] = row_of(&pos[i], (uint32_t)i, (float)(1 / (1 + exp(-eval_position(truth, v, &pos[i]) / 150.0))));
+}
+
 Test(train, the_fitter_recovers_known_weights_from_synthetic_labels, .timeout = 120)
 {
     Variant v = test_variant("brazilian", false);
     Weights *truth = malloc(sizeof *truth), *w = malloc(sizeof *w), *w0 = malloc(sizeof *w0);
-    weights_default(&v, truth);
     /* The truth differs from the start in groups the positions exercise, regions included. */
+    synthetic_truth(&v, truth);
     const EvalLayout *l = &truth->layout;
     for (int p = 0; p < 2; p++) {
         truth->w[p][l->offset[EVAL_MATERIAL] + 1] = 200;                 /* king */
-        truth->w[p][l->offset[EVAL_STRUCTURE]] = p ? 12 : -6;            /* tempo */
         for (int sq = 0; sq < l->length[EVAL_MAN_SQUARE]; sq++)
             truth->w[p][l->offset[EVAL_MAN_SQUARE] + sq] = (float)(((sq * 7) % 11 - 5) * 8);
-        for (int i = 0; i < l->length[EVAL_REGIONS]; i++)   /* an own man on a region's first square */
-            truth->w[p][l->offset[EVAL_REGIONS] + i] = (i % EVAL_REGION_STATES) % 3 == 1 ? 15.0f : 0.0f;
     }
     int n = 30000;
     Position *pos = malloc((size_t)n * sizeof *pos);
     DatasetRow *rows = malloc((size_t)n * sizeof *rows);
-    int got = test_random_positions(&v, 42, n, 60, pos);
-    cr_assert_eq(got, n);
-    for (int i = 0; i < n; i++)
-        rows[i] = row_of(&pos[i], (uint32_t)i, (float)(1 / (1 + exp(-eval_position(truth, &v, &pos[i]) / 150.0))));
+    synthetic_rows(&v, truth, 42, n, pos, rows);
     weights_default(&v, w);
     *w0 = *w;
     FitOptions o = train_fit_defaults();
@@ -98,19 +114,12 @@ Test(train, frozen_groups_keep_their_starting_weights_while_the_others_fit, .tim
 {
     Variant v = test_variant("russian", false);
     Weights *truth = malloc(sizeof *truth), *w = malloc(sizeof *w), *w0 = malloc(sizeof *w0);
-    weights_default(&v, truth);
+    synthetic_truth(&v, truth);
     const EvalLayout *l = &truth->layout;
-    for (int p = 0; p < 2; p++) {
-        truth->w[p][l->offset[EVAL_STRUCTURE]] = p ? 12 : -6;            /* tempo */
-        for (int i = 0; i < l->length[EVAL_REGIONS]; i++)
-            truth->w[p][l->offset[EVAL_REGIONS] + i] = (i % EVAL_REGION_STATES) % 3 == 1 ? 15.0f : 0.0f;
-    }
     int n = 6000;
     Position *pos = malloc((size_t)n * sizeof *pos);
     DatasetRow *rows = malloc((size_t)n * sizeof *rows);
-    cr_assert_eq(test_random_positions(&v, 7, n, 60, pos), n);
-    for (int i = 0; i < n; i++)
-        rows[i] = row_of(&pos[i], (uint32_t)i, (float)(1 / (1 + exp(-eval_position(truth, &v, &pos[i]) / 150.0))));
+    synthetic_rows(&v, truth, 7, n, pos, rows);
     weights_default(&v, w);
     *w0 = *w;
     FitOptions o = train_fit_defaults();
