@@ -142,10 +142,12 @@ static int shared_option(int argc, char **argv, int *i, TrainArgs *a)
             return cli_error(-1, "--l2 must be a number from 0 to below 1, not '%s'", value);
     } else if ((value = cli_option(argc, argv, i, "--freeze"))) {
         a->freeze = value;
-        if (!parse_groups(value, &a->frozen))
-            return cli_error(-1, "--freeze takes group names separated by commas (material, man_square, king_square, "
-                                 "structure, back_rank, king_mobility, runaway, regions, rectangles), not '%s'",
-                             value);
+        if (!parse_groups(value, &a->frozen)) {
+            char names[256] = "";
+            for (int g = 0; g < EVAL_GROUPS; g++)
+                snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", g ? ", " : "", eval_group_names[g]);
+            return cli_error(-1, "--freeze takes group names separated by commas (%s), not '%s'", names, value);
+        }
     } else if ((value = cli_option(argc, argv, i, "--batch"))) {
         if (!cli_uint(value, 1 << 20, &a->batch) || a->batch < 1)
             return cli_error(-1, "--batch must be from 1 to %d, not '%s'", 1 << 20, value);
