@@ -127,13 +127,14 @@ static const SliceMenRank *men_moved(Near *near, const Slice *t, const Position 
     return &near->moved[h].r;
 }
 
-/* Position `queued` of `part`, decided at `level`: its predecessors into *out, their words
+/* Position `queued` of `lane`, decided at `level`: its predecessors into *out, their words
  * prefetched. False if it was flagged as waiting on an exit and is not decided by it (then
  * out->n is 0). */
-static bool predecessors(Solver *s, int part, uint32_t queued, int level, Near *near, Preds *out)
+static bool predecessors(Solver *s, int lane, uint32_t queued, int level, Near *near, Preds *out)
 {
     out->n = 0;
-    uint64_t i = QUEUED_INDEX(queued);
+    int part = lane / s->segs;
+    uint64_t i = lane_base(s, lane) + QUEUED_OFFSET(queued);
     Word *own = word(s, part, i);
     if (QUEUED_CAND(queued)) {
         /* At an odd level, a win through an exit, unless a shorter one inside came at an
@@ -212,8 +213,8 @@ static void tell(Solver *s, const Preds *d, int level)
     }
 }
 
-/* A level's positions are taken in rounds of at most ORDER_ROUND, each put in order of the high
- * bits of their index (part 0 first) before its predecessors are found. The positions decided
+/* A level's positions are taken in rounds of at most ORDER_ROUND, each put in order of lane and
+ * the high bits of their offset before its predecessors are found. The positions decided
  * while propagating are queued as they are found, at random indices; taken in order, neighbours
  * share their men, so their predecessors' words lie together and the translations of those
  * pages stay cached. Where an access that misses the translation cache costs three times one
@@ -228,7 +229,7 @@ uint64_t propagate_round(Solver *s, Round *round, QBlock *const *blocks, size_t 
     uint64_t decided = 0;
 #pragma omp parallel num_threads(s->threads) reduction(+ : decided)
     {
-        queue_round_order(round, blocks, nblocks);
+        queue_round_order(s, round, blocks, nblocks);
         /* A ring of PIPE: the predecessors of the last PIPE - 1 positions wait while their
          * words arrive. */
         enum { CHUNK = 4096 };
@@ -240,19 +241,28 @@ uint64_t propagate_round(Solver *s, Round *round, QBlock *const *blocks, size_t 
         int cur = 0;
         for (int k = 0; d && k < PIPE; k++)
             d[k].n = 0;
+        const size_t *start = round->start;
 #pragma omp for schedule(dynamic, 1)
         for (size_t c = 0; c < (n + CHUNK - 1) / CHUNK; c++) {
             size_t lo = c * CHUNK, hi = lo + CHUNK < n ? lo + CHUNK : n;
-            size_t mid = round->part1 < lo ? lo : round->part1 > hi ? hi : round->part1;
-            if (tmp) {
-                queue_sort_by_index(round->v + lo, mid - lo, tmp);
-                queue_sort_by_index(round->v + mid, hi - mid, tmp);
+            int lane = 0, ahead;
+            while (start[lane + 1] <= lo)
+                lane++;
+            for (int l = lane; tmp && l < s->lanes && start[l] < hi; l++) {
+                size_t a = start[l] > lo ? start[l] : lo, b = start[l + 1] < hi ? start[l + 1] : hi;
+                queue_sort_by_index(round->v + a, b - a, tmp);
             }
+            ahead = lane;
             for (size_t x = lo; d && x < hi; x++) {
+                while (start[lane + 1] <= x)
+                    lane++;
                 /* Fetch the words of the positions a few ahead. */
-                if (x + 8 < hi)
-                    __builtin_prefetch(word(s, x + 8 >= round->part1, QUEUED_INDEX(round->v[x + 8])));
-                decided += predecessors(s, x >= round->part1, round->v[x], level, &near, &d[cur]);
+                if (x + 8 < hi) {
+                    while (start[ahead + 1] <= x + 8)
+                        ahead++;
+                    __builtin_prefetch(word(s, ahead / s->segs, lane_base(s, ahead) + QUEUED_OFFSET(round->v[x + 8])));
+                }
+                decided += predecessors(s, lane, round->v[x], level, &near, &d[cur]);
                 cur = (cur + 1) % PIPE;
                 tell(s, &d[cur], level);
                 d[cur].n = 0;

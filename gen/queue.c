@@ -60,17 +60,18 @@ void queue_pend(Solver *s, int level, int part, int cand, uint64_t i)
     }
     if (level >= q->n) {
         int n = level + 64;
-        QBlock *(*l)[2] = realloc(q->level, (size_t)n * sizeof *l);
+        QBlock **l = realloc(q->level, (size_t)n * (size_t)s->lanes * sizeof *l);
         if (!l) {
             s->failed = true;
             return;
         }
-        for (int k = q->n; k < n; k++)
-            l[k][0] = l[k][1] = NULL;
+        for (size_t k = (size_t)q->n * (size_t)s->lanes; k < (size_t)n * (size_t)s->lanes; k++)
+            l[k] = NULL;
         q->level = l;
         q->n = n;
     }
-    QBlock **head = &q->level[level][part];
+    int lane = lane_of(s, part, i);
+    QBlock **head = &q->level[(size_t)level * (size_t)s->lanes + (size_t)lane];
     if (!*head || (*head)->n == QBLOCK) {
         QBlock *b = block_new(s);
         if (!b) {
@@ -78,11 +79,11 @@ void queue_pend(Solver *s, int level, int part, int cand, uint64_t i)
             return;
         }
         b->next = *head;
-        b->part = part;
+        b->lane = lane;
         b->n = 0;
         *head = b;
     }
-    (*head)->v[(*head)->n++] = QUEUED(cand, i);
+    (*head)->v[(*head)->n++] = QUEUED(cand, i - lane_base(s, lane));
     q->pushed++;
 }
 
@@ -93,48 +94,50 @@ int queue_top_level(const Solver *s, int from)
     int top = -1;
     for (int t = 0; t < s->threads; t++)
         for (int l = s->queues[t].n - 1; l >= from && l > top; l--)
-            if (s->queues[t].level[l][0] || s->queues[t].level[l][1]) {
-                top = l;
-                break;
-            }
+            for (int lane = 0; lane < s->lanes; lane++)
+                if (s->queues[t].level[(size_t)l * (size_t)s->lanes + (size_t)lane]) {
+                    top = l;
+                    break;
+                }
     return top;
-}
-
-static uint32_t order_key(const QBlock *b, uint32_t queued)
-{
-    return (uint32_t)b->part << (31 - ORDER_SHIFT) | (uint32_t)(QUEUED_INDEX(queued) >> ORDER_SHIFT);
 }
 
 /* Puts the entries of blocks b[0..nb) (ORDER_ROUND at most) in order into r->v: a counting
  * sort, run by every thread of the enclosing parallel region (two passes and a prefix sum
  * between them; each thread takes the same blocks in both passes). r->count holds counters
  * for as many threads as the region has. */
-void queue_round_order(Round *r, QBlock *const *b, size_t nb)
+void queue_round_order(const Solver *s, Round *r, QBlock *const *b, size_t nb)
 {
-    int team = omp_get_num_threads();
-    uint32_t *count = r->count + (size_t)omp_get_thread_num() * ORDER_KEYS;
-    memset(count, 0, ORDER_KEYS * sizeof *count);
+    int team = omp_get_num_threads(), shift = s->lane_bits - ORDER_SHIFT;
+    size_t keys = (size_t)s->lanes << shift;
+    uint32_t *count = r->count + (size_t)omp_get_thread_num() * keys;
+    memset(count, 0, keys * sizeof *count);
 #pragma omp for schedule(static)
-    for (size_t k = 0; k < nb; k++)
+    for (size_t k = 0; k < nb; k++) {
+        uint32_t *c = count + ((size_t)b[k]->lane << shift);
         for (uint32_t j = 0; j < b[k]->n; j++)
-            count[order_key(b[k], b[k]->v[j])]++;
+            c[QUEUED_OFFSET(b[k]->v[j]) >> ORDER_SHIFT]++;
+    }
 #pragma omp single
     {
         uint32_t sum = 0;
-        for (uint32_t key = 0; key < ORDER_KEYS; key++) {
-            if (key == ORDER_KEYS / 2)
-                r->part1 = sum;
+        for (size_t key = 0; key < keys; key++) {
+            if (key % ((size_t)1 << shift) == 0)
+                r->start[key >> shift] = sum;
             for (int t = 0; t < team; t++) {
-                uint32_t n = r->count[(size_t)t * ORDER_KEYS + key];
-                r->count[(size_t)t * ORDER_KEYS + key] = sum;
+                uint32_t n = r->count[(size_t)t * keys + key];
+                r->count[(size_t)t * keys + key] = sum;
                 sum += n;
             }
         }
+        r->start[s->lanes] = sum;
     }
 #pragma omp for schedule(static)
-    for (size_t k = 0; k < nb; k++)
+    for (size_t k = 0; k < nb; k++) {
+        uint32_t *c = count + ((size_t)b[k]->lane << shift);
         for (uint32_t j = 0; j < b[k]->n; j++)
-            r->v[count[order_key(b[k], b[k]->v[j])]++] = b[k]->v[j];
+            r->v[c[QUEUED_OFFSET(b[k]->v[j]) >> ORDER_SHIFT]++] = b[k]->v[j];
+    }
 }
 
 /* Sorts v[0..n) by the low ORDER_SHIFT bits of their index: a radix sort, tmp holding n
@@ -170,14 +173,14 @@ static void sort_low_bits(uint32_t *v, size_t n, uint32_t *tmp)
     }
 }
 
-/* Puts v[0..n) (tmp holding n entries), entries of one part in order of the high bits of their
- * index (round_order), in order of index, so that positions with the same men come one after
+/* Puts v[0..n) (tmp holding n entries), entries of one lane in order of the high bits of their
+ * offset (round_order), in order of offset, so that positions with the same men come one after
  * the other. */
 void queue_sort_by_index(uint32_t *v, size_t n, uint32_t *tmp)
 {
     for (size_t a = 0, b; a < n; a = b) {
-        uint64_t high = QUEUED_INDEX(v[a]) >> ORDER_SHIFT;
-        for (b = a + 1; b < n && QUEUED_INDEX(v[b]) >> ORDER_SHIFT == high; b++)
+        uint64_t high = QUEUED_OFFSET(v[a]) >> ORDER_SHIFT;
+        for (b = a + 1; b < n && QUEUED_OFFSET(v[b]) >> ORDER_SHIFT == high; b++)
             ;
         sort_low_bits(v + a, b - a, tmp);
     }

@@ -20,13 +20,13 @@ void queue_block_done(Solver *s, QBlock *b);
 /* Every queue block goes back to memory. */
 void queue_release(Solver *s);
 
-/* Puts the entries of blocks b[0..nb) (ORDER_ROUND at most) in order of the high bits of their
- * index, part 0 first, into r->v (r->part1: where part 1 starts). Called by every thread of
- * an enclosing parallel region. */
-void queue_round_order(Round *r, QBlock *const *b, size_t nb);
+/* Puts the entries of blocks b[0..nb) (ORDER_ROUND at most) in order of lane, then of the high
+ * bits of their offset, into r->v (r->start: where each lane starts). Called by every thread
+ * of an enclosing parallel region. */
+void queue_round_order(const Solver *s, Round *r, QBlock *const *b, size_t nb);
 
-/* Puts v[0..n), entries of one part already in order of the high bits of their index, in
- * full order of index; tmp holds n entries. */
+/* Puts v[0..n), entries of one lane already in order of the high bits of their offset, in
+ * full order of offset; tmp holds n entries. */
 void queue_sort_by_index(uint32_t *v, size_t n, uint32_t *tmp);
 
 #endif

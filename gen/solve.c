@@ -11,6 +11,8 @@
 #include "propagate.h"
 #include "queue.h"
 
+int solve_lane_bits = SOLVE_LANE_BITS;
+
 void solve_share(uint64_t size, int rank, int ranks, uint64_t *first, uint64_t *end)
 {
     *first = (uint64_t)((unsigned __int128)size * (unsigned)rank / (unsigned)ranks);
@@ -91,11 +93,6 @@ static int solver_open(Solver *s, const DbSet *solved, DbProbe *disk, Material m
     bool memory = true;
     for (int p = 0; p < s->nparts; p++) {
         slice_init(&s->slice[p], ms[p], s->v->rules.board_size);
-        if (s->slice[p].size > QUEUE_INDEX_LIMIT) {
-            snprintf(err, errlen, "unit %d%d%d%d: a slice of more than 2^31 positions is beyond this solver", m.um,
-                     m.uk, m.tm, m.tk);
-            return DAMAS_ERR_RANGE;
-        }
         s->lo[p] = 0;
         s->hi[p] = s->slice[p].size;
         if (split) {
@@ -104,11 +101,18 @@ static int solver_open(Solver *s, const DbSet *solved, DbProbe *disk, Material m
         }
         memory &= (s->w[p] = mem_huge((s->hi[p] - s->lo[p]) * sizeof *s->w[p])) != NULL;
     }
+    s->lane_bits = solve_lane_bits;
+    for (int p = 0; p < s->nparts; p++) {
+        int segs = (int)((s->slice[p].size - 1) >> s->lane_bits) + 1;
+        s->segs = segs > s->segs ? segs : s->segs;
+    }
+    s->lanes = 2 * s->segs;
     if ((s->queues = aligned_alloc(64, (size_t)threads * sizeof *s->queues)))
         memset(s->queues, 0, (size_t)threads * sizeof *s->queues);
-    *round = (Round){mem_huge(ORDER_ROUND * sizeof(uint32_t)), malloc((size_t)threads * ORDER_KEYS * sizeof(uint32_t)),
-                     0};
-    memory &= s->queues && round->v && round->count;
+    size_t keys = (size_t)s->lanes << (s->lane_bits - ORDER_SHIFT);
+    *round = (Round){mem_huge(ORDER_ROUND * sizeof(uint32_t)), malloc((size_t)threads * keys * sizeof(uint32_t)),
+                     malloc(((size_t)s->lanes + 1) * sizeof(size_t))};
+    memory &= s->queues && round->v && round->count && round->start;
     if (split)
         memory &= (s->out = calloc((size_t)threads * (size_t)split->ranks, sizeof *s->out)) != NULL;
     if (!memory) {
@@ -130,6 +134,7 @@ static void solver_close(Solver *s, Round *round)
     omp_destroy_lock(&s->blocks);
     mem_release(round->v);
     free(round->count);
+    free(round->start);
     for (int k = 0; s->out && k < s->threads * s->split->ranks; k++)
         free(s->out[k].v);
     free(s->out);
@@ -139,10 +144,10 @@ static void solver_close(Solver *s, Round *round)
  * *now; their positions are counted in *total. Returns n, or -1 if memory ran out. */
 static long level_blocks(Solver *s, int level, QBlock ***now, size_t *cap, uint64_t *total)
 {
-    size_t blocks = 0, n = 0;
+    size_t blocks = 0, n = 0, first = (size_t)level * (size_t)s->lanes;
     for (int t = 0; t < s->threads; t++)
-        for (int p = 0; level < s->queues[t].n && p < 2; p++)
-            for (QBlock *b = s->queues[t].level[level][p]; b; b = b->next)
+        for (int lane = 0; level < s->queues[t].n && lane < s->lanes; lane++)
+            for (QBlock *b = s->queues[t].level[first + (size_t)lane]; b; b = b->next)
                 blocks++;
     if (blocks > *cap) {
         QBlock **grown = realloc(*now, blocks * sizeof **now);
@@ -153,12 +158,12 @@ static long level_blocks(Solver *s, int level, QBlock ***now, size_t *cap, uint6
     }
     *total = 0;
     for (int t = 0; t < s->threads; t++)
-        for (int p = 0; level < s->queues[t].n && p < 2; p++) {
-            for (QBlock *b = s->queues[t].level[level][p]; b; b = b->next) {
+        for (int lane = 0; level < s->queues[t].n && lane < s->lanes; lane++) {
+            for (QBlock *b = s->queues[t].level[first + (size_t)lane]; b; b = b->next) {
                 (*now)[n++] = b;
                 *total += b->n;
             }
-            s->queues[t].level[level][p] = NULL;
+            s->queues[t].level[first + (size_t)lane] = NULL;
         }
     return (long)n;
 }

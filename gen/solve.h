@@ -60,6 +60,13 @@ typedef struct {
  * index first: solving a unit holds 4 bytes each for them besides its state and queue. */
 enum { SOLVE_ORDER_ROUND = 1 << 22 };
 
+/* A queued position is 4 bytes: its offset in a lane of 2^SOLVE_LANE_BITS indices of its slice
+ * (gen/solver.h), so a slice of more than 2^31 positions is queued in several lanes. Tests
+ * narrow the lanes through solve_lane_bits (from 16 to SOLVE_LANE_BITS) so that small units
+ * take the path of the largest. */
+enum { SOLVE_LANE_BITS = 31 };
+extern int solve_lane_bits;
+
 /* With a split, a level's positions are propagated at most this many at a time on each rank,
  * every rank exchanging its updates after each round (an empty one when it has none left), so
  * the updates in flight stay bounded however large the level: about 10 a position, 8 bytes

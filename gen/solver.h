@@ -47,14 +47,17 @@ typedef struct {
     size_t n, cap;
 } Vec;
 
-/* A queue entry: a position's index in its part (below 2^31), and whether it is decided or only
- * flagged (`cand`) as waiting on an exit: at an odd level, a candidate win through an exit; at
- * an even one, a loss through an exit if its count has reached 0 (W_EXIT_LOSS). Wins take an
- * odd number of plies and losses an even one, so the level tells the two apart. */
-#define QUEUED(cand, index) ((uint32_t)(cand) << 31 | (uint32_t)(index))
+/* A queue entry: a position's offset in its lane (below 2^31), and whether it is decided or
+ * only flagged (`cand`) as waiting on an exit: at an odd level, a candidate win through an
+ * exit; at an even one, a loss through an exit if its count has reached 0 (W_EXIT_LOSS). Wins
+ * take an odd number of plies and losses an even one, so the level tells the two apart.
+ * A lane is a run of 2^lane_bits indices of one part (lane_bits is SOLVE_LANE_BITS but in
+ * tests), so that an entry stays 4 bytes in a slice of more than 2^31 positions (International
+ * m1k2-m1k2 has 2.32 G): lane part * segs + (index >> lane_bits), where segs is the number of
+ * lanes the larger part needs. */
+#define QUEUED(cand, offset) ((uint32_t)(cand) << 31 | (uint32_t)(offset))
 #define QUEUED_CAND(x) ((int)((x) >> 31))
-#define QUEUED_INDEX(x) ((uint64_t)((x) & 0x7fffffffu))
-#define QUEUE_INDEX_LIMIT (1ull << 31)
+#define QUEUED_OFFSET(x) ((uint64_t)((x) & 0x7fffffffu))
 
 /* Entries in blocks, so that a list grows without copying and wastes at most one block: more
  * than half the positions of a unit may wait in the queue at once, 4 bytes each. Blocks are
@@ -63,16 +66,16 @@ typedef struct {
 enum { QBLOCK = 4096, QSLAB = 128 };
 typedef struct QBlock {
     struct QBlock *next;
-    int part;
+    int lane;
     uint32_t n;
     uint32_t v[QBLOCK];
 } QBlock;
 
-/* Positions to propagate, by distance and part, as one thread found them (so that threads
- * push without a lock, and no pass has to gather what they found): level[l][part] is a list
- * of blocks, the one being filled first. */
+/* Positions to propagate, by distance and lane, as one thread found them (so that threads
+ * push without a lock, and no pass has to gather what they found): level[l * lanes + lane] is
+ * a list of blocks, the one being filled first. */
 typedef struct {
-    QBlock *(*level)[2];
+    QBlock **level;
     int n;
     uint64_t pushed;     /* entries ever queued */
     char pad[40];        /* a cache line a thread: pushes write `pushed` */
@@ -87,6 +90,7 @@ typedef struct {
     uint64_t lo[2], hi[2]; /* the positions this process owns, per part: all without a split */
     Word *w[2];          /* the working state of positions lo..hi-1, per part */
     int nparts;
+    int lane_bits, segs, lanes; /* the queue's lanes (QUEUED): lanes = 2 * segs */
     Queue *queues;       /* per thread */
     int threads;
     SolveSplit *split;   /* NULL: the whole unit is solved here */
@@ -99,14 +103,26 @@ typedef struct {
 } Solver;
 
 /* A level's queued positions are taken in rounds of at most ORDER_ROUND, each put in order of
- * the high bits of their index, part 0 first (queue_round_order; gen/propagate.c says why). */
-enum { ORDER_SHIFT = 16, ORDER_KEYS = 2 << (31 - ORDER_SHIFT), ORDER_ROUND = SOLVE_ORDER_ROUND };
+ * lane, then of the high bits of their offset (queue_round_order; gen/propagate.c says why):
+ * 2^(lane_bits - ORDER_SHIFT) keys a lane. */
+enum { ORDER_SHIFT = 16, ORDER_ROUND = SOLVE_ORDER_ROUND };
 
 typedef struct {
     uint32_t *v;          /* the round's entries, in order */
-    uint32_t *count;      /* ORDER_KEYS counters a thread */
-    size_t part1;         /* entries of part 0, which come first */
+    uint32_t *count;      /* a counter a key, for each thread */
+    size_t *start;        /* lanes + 1: where each lane's entries start in v, then the end */
 } Round;
+
+/* The lane of position i of `part`, and the first index of a lane. */
+static inline int lane_of(const Solver *s, int part, uint64_t i)
+{
+    return part * s->segs + (int)(i >> s->lane_bits);
+}
+
+static inline uint64_t lane_base(const Solver *s, int lane)
+{
+    return (uint64_t)(lane % s->segs) << s->lane_bits;
+}
 
 /* The state word of position i of `part`, one this process owns. */
 static inline Word *word(const Solver *s, int part, uint64_t i)
