@@ -133,8 +133,8 @@ static const SliceMenRank *men_moved(Near *near, const Slice *t, const Position 
 static bool predecessors(Solver *s, int lane, uint32_t queued, int level, Near *near, Preds *out)
 {
     out->n = 0;
-    int part = lane / s->segs;
-    uint64_t i = lane_base(s, lane) + QUEUED_OFFSET(queued);
+    int part = lane_part(s, lane);
+    uint64_t i = lane_index(s, lane, queued);
     Word *own = word(s, part, i);
     if (QUEUED_CAND(queued)) {
         /* At an odd level, a win through an exit, unless a shorter one inside came at an
@@ -213,6 +213,15 @@ static void tell(Solver *s, const Preds *d, int level)
     }
 }
 
+/* The lane of a round's entry x, from `lane` (that of an entry before it) on: start[] holds
+ * where each lane's entries begin. */
+static int lane_at(const size_t *start, int lane, size_t x)
+{
+    while (start[lane + 1] <= x)
+        lane++;
+    return lane;
+}
+
 /* A level's positions are taken in rounds of at most ORDER_ROUND, each put in order of lane and
  * the high bits of their offset before its predecessors are found. The positions decided
  * while propagating are queued as they are found, at random indices; taken in order, neighbours
@@ -245,22 +254,17 @@ uint64_t propagate_round(Solver *s, Round *round, QBlock *const *blocks, size_t 
 #pragma omp for schedule(dynamic, 1)
         for (size_t c = 0; c < (n + CHUNK - 1) / CHUNK; c++) {
             size_t lo = c * CHUNK, hi = lo + CHUNK < n ? lo + CHUNK : n;
-            int lane = 0, ahead;
-            while (start[lane + 1] <= lo)
-                lane++;
+            int lane = lane_at(start, 0, lo), ahead = lane;
             for (int l = lane; tmp && l < s->lanes && start[l] < hi; l++) {
                 size_t a = start[l] > lo ? start[l] : lo, b = start[l + 1] < hi ? start[l + 1] : hi;
                 queue_sort_by_index(round->v + a, b - a, tmp);
             }
-            ahead = lane;
             for (size_t x = lo; d && x < hi; x++) {
-                while (start[lane + 1] <= x)
-                    lane++;
+                lane = lane_at(start, lane, x);
                 /* Fetch the words of the positions a few ahead. */
                 if (x + 8 < hi) {
-                    while (start[ahead + 1] <= x + 8)
-                        ahead++;
-                    __builtin_prefetch(word(s, ahead / s->segs, lane_base(s, ahead) + QUEUED_OFFSET(round->v[x + 8])));
+                    ahead = lane_at(start, ahead, x + 8);
+                    __builtin_prefetch(word(s, lane_part(s, ahead), lane_index(s, ahead, round->v[x + 8])));
                 }
                 decided += predecessors(s, lane, round->v[x], level, &near, &d[cur]);
                 cur = (cur + 1) % PIPE;

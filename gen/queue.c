@@ -71,7 +71,7 @@ void queue_pend(Solver *s, int level, int part, int cand, uint64_t i)
         q->n = n;
     }
     int lane = lane_of(s, part, i);
-    QBlock **head = &q->level[(size_t)level * (size_t)s->lanes + (size_t)lane];
+    QBlock **head = queue_head(s, q, level, lane);
     if (!*head || (*head)->n == QBLOCK) {
         QBlock *b = block_new(s);
         if (!b) {
@@ -95,7 +95,7 @@ int queue_top_level(const Solver *s, int from)
     for (int t = 0; t < s->threads; t++)
         for (int l = s->queues[t].n - 1; l >= from && l > top; l--)
             for (int lane = 0; lane < s->lanes; lane++)
-                if (s->queues[t].level[(size_t)l * (size_t)s->lanes + (size_t)lane]) {
+                if (*queue_head(s, &s->queues[t], l, lane)) {
                     top = l;
                     break;
                 }

@@ -91,8 +91,11 @@ static int solver_open(Solver *s, const DbSet *solved, DbProbe *disk, Material m
     s->nparts = material_equal(m, material_swap(m)) ? 1 : 2;
     Material ms[2] = {m, material_swap(m)};
     bool memory = true;
+    s->lane_bits = solve_lane_bits;
     for (int p = 0; p < s->nparts; p++) {
         slice_init(&s->slice[p], ms[p], s->v->rules.board_size);
+        int segs = (int)((s->slice[p].size - 1) >> s->lane_bits) + 1;
+        s->segs = segs > s->segs ? segs : s->segs;
         s->lo[p] = 0;
         s->hi[p] = s->slice[p].size;
         if (split) {
@@ -100,11 +103,6 @@ static int solver_open(Solver *s, const DbSet *solved, DbProbe *disk, Material m
             split->owned += s->hi[p] - s->lo[p];
         }
         memory &= (s->w[p] = mem_huge((s->hi[p] - s->lo[p]) * sizeof *s->w[p])) != NULL;
-    }
-    s->lane_bits = solve_lane_bits;
-    for (int p = 0; p < s->nparts; p++) {
-        int segs = (int)((s->slice[p].size - 1) >> s->lane_bits) + 1;
-        s->segs = segs > s->segs ? segs : s->segs;
     }
     s->lanes = 2 * s->segs;
     if ((s->queues = aligned_alloc(64, (size_t)threads * sizeof *s->queues)))
@@ -144,10 +142,10 @@ static void solver_close(Solver *s, Round *round)
  * *now; their positions are counted in *total. Returns n, or -1 if memory ran out. */
 static long level_blocks(Solver *s, int level, QBlock ***now, size_t *cap, uint64_t *total)
 {
-    size_t blocks = 0, n = 0, first = (size_t)level * (size_t)s->lanes;
+    size_t blocks = 0, n = 0;
     for (int t = 0; t < s->threads; t++)
         for (int lane = 0; level < s->queues[t].n && lane < s->lanes; lane++)
-            for (QBlock *b = s->queues[t].level[first + (size_t)lane]; b; b = b->next)
+            for (QBlock *b = *queue_head(s, &s->queues[t], level, lane); b; b = b->next)
                 blocks++;
     if (blocks > *cap) {
         QBlock **grown = realloc(*now, blocks * sizeof **now);
@@ -159,11 +157,12 @@ static long level_blocks(Solver *s, int level, QBlock ***now, size_t *cap, uint6
     *total = 0;
     for (int t = 0; t < s->threads; t++)
         for (int lane = 0; level < s->queues[t].n && lane < s->lanes; lane++) {
-            for (QBlock *b = s->queues[t].level[first + (size_t)lane]; b; b = b->next) {
+            QBlock **head = queue_head(s, &s->queues[t], level, lane);
+            for (QBlock *b = *head; b; b = b->next) {
                 (*now)[n++] = b;
                 *total += b->n;
             }
-            s->queues[t].level[first + (size_t)lane] = NULL;
+            *head = NULL;
         }
     return (long)n;
 }

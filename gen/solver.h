@@ -113,15 +113,32 @@ typedef struct {
     size_t *start;        /* lanes + 1: where each lane's entries start in v, then the end */
 } Round;
 
-/* The lane of position i of `part`, and the first index of a lane. */
+/* The lane of position i of `part`; a lane's part and first index; the index of queue entry
+ * `queued` of a lane. */
 static inline int lane_of(const Solver *s, int part, uint64_t i)
 {
     return part * s->segs + (int)(i >> s->lane_bits);
 }
 
+static inline int lane_part(const Solver *s, int lane)
+{
+    return lane / s->segs;
+}
+
 static inline uint64_t lane_base(const Solver *s, int lane)
 {
     return (uint64_t)(lane % s->segs) << s->lane_bits;
+}
+
+static inline uint64_t lane_index(const Solver *s, int lane, uint32_t queued)
+{
+    return lane_base(s, lane) + QUEUED_OFFSET(queued);
+}
+
+/* The head of thread queue q's list of blocks at `level` in `lane` (level < q->n). */
+static inline QBlock **queue_head(const Solver *s, const Queue *q, int level, int lane)
+{
+    return &q->level[(size_t)level * (size_t)s->lanes + (size_t)lane];
 }
 
 /* The state word of position i of `part`, one this process owns. */
