@@ -137,15 +137,16 @@ static bool limits_reached(Search *s)
     return s->stop;
 }
 
-/* eval_position, remembered: an entry holds the hash's bits above the index and the score in
- * its low 16 bits, so a hit is exact unless two positions share 48 hash bits. */
+/* The evaluation (eval_prepared, scaled by eval_drawish), remembered: an entry holds the
+ * hash's bits above the index and the score in its low 16 bits, so a hit is exact unless two
+ * positions share 48 hash bits. */
 static int evaluate(Search *s, const Position *pos)
 {
     uint64_t *e = &s->evals[pos->hash & ((1u << EVAL_CACHE_BITS) - 1)];
     uint64_t tag = pos->hash & ~(uint64_t)0xffff;
     if ((*e & ~(uint64_t)0xffff) == tag && tag)
         return (int16_t)(*e & 0xffff);
-    int score = eval_prepared(&s->table, s->v, pos);
+    int score = eval_drawish(s->v, pos, eval_prepared(&s->table, s->v, pos));
     if (score == (int16_t)score && tag)   /* (a score beyond 16 bits, or tag 0, goes uncached) */
         *e = tag | (uint16_t)score;
     return score;

@@ -3,6 +3,7 @@
 #include <math.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "../core/board.h"
@@ -330,6 +331,23 @@ int eval_position(const Weights *w, const Variant *v, const Position *pos)
     EvalFeatures f;
     eval_features(v, pos, &f);
     return (int)lrint(blend(w, &f, 0, w->layout.n));
+}
+
+int eval_drawish(const Variant *v, const Position *pos, int score)
+{
+    if (!v->rules.flying_kings || score == 0)
+        return score;
+    int strong = score > 0 ? pos->side : !pos->side, weak = !strong;
+    int weak_kings = pos_count(pos->pieces[weak] & pos->kings);
+    if (!weak_kings)
+        return score;
+    int strong_kings = pos_count(pos->pieces[strong] & pos->kings);
+    int strong_pieces = pos_count(pos->pieces[strong]), weak_pieces = pos_count(pos->pieces[weak]);
+    if (strong_pieces <= (v->rules.board_size == 8 ? 2 : 3))
+        return score / 8;
+    if (strong_kings == weak_kings && abs((strong_pieces - strong_kings) - (weak_pieces - weak_kings)) <= 1)
+        return score / 2;
+    return score;
 }
 
 void eval_by_group(const Weights *w, const Variant *v, const Position *pos, double out[EVAL_GROUPS])

@@ -143,6 +143,13 @@ void eval_prepare(const Weights *w, EvalTable *out);
  * rounding of the last hundredth. Thread-safe. */
 int eval_prepared(const EvalTable *t, const Variant *v, const Position *pos);
 
+/* Endgame knowledge a linear sum cannot express, for flying kings: a side ahead that has at
+ * most 3 pieces (2 on 8x8) against a king seldom wins (its score / 8), nor one a man up with as
+ * many kings as a defender who has one (its score / 2). `score` is an evaluation of pos for
+ * its side to move; returned scaled where one of these holds, else unchanged. The search
+ * applies it to its evaluations; eval_position and the training keep the plain weighted sum. */
+int eval_drawish(const Variant *v, const Position *pos, int score);
+
 /* The contribution of each group to eval_position (they sum to it up to rounding). */
 void eval_by_group(const Weights *w, const Variant *v, const Position *pos, double out[EVAL_GROUPS]);
 

@@ -53,6 +53,33 @@ Test(eval, the_start_position_is_balanced_and_an_extra_man_is_worth_about_a_man)
     cr_assert(score > 60 && score < 200, "one man up: %d", score);
 }
 
+Test(eval, flying_kings_ahead_with_too_few_pieces_against_a_king_are_scored_near_a_draw)
+{
+    static const struct {
+        const char *variant, *fen;
+        int score, scaled;
+    } cases[] = {
+        /* One king holds three pieces on 10x10, from either side's view, the lone king's own
+         * edge as well; four pieces are enough; against men alone nothing is scaled. */
+        {"international", "W:WK46,K47,K48:BK5", 300, 37},
+        {"international", "B:WK46,K47,K48:BK5", -300, -37},
+        {"international", "B:WK46,K47,K48:BK5", 40, 5},
+        {"international", "W:WK46,K47,K48,K49:BK5", 400, 400},
+        {"international", "W:WK46,K47,K48:B5", 300, 300},
+        /* A man up with as many kings: halved. */
+        {"international", "W:WK46,31,32,33:BK5,18,19", 120, 60},
+        /* On 8x8 three kings win against one, two do not; short kings are left alone. */
+        {"russian", "W:WKa1,Kc1,Ke1:BKh8", 300, 300},
+        {"russian", "W:WKa1,Kc1:BKh8", 200, 25},
+        {"american", "W:WKa1,Kc1:BKh8", 200, 200},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        Variant v = test_variant(cases[i].variant, false);
+        Position p = test_position(&v, cases[i].fen);
+        cr_assert_eq(eval_drawish(&v, &p, cases[i].score), cases[i].scaled, "%s %s", cases[i].variant, cases[i].fen);
+    }
+}
+
 Test(eval, group_contributions_sum_to_the_evaluation)
 {
     Variant v = test_variant("spanish", false);
