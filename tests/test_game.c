@@ -119,7 +119,8 @@ Test(game, unknown_draw_rules_are_refused)
 
 Test(game, the_search_scores_a_draw_the_count_reaches_before_it_can_capture)
 {
-    /* Three kings against one: a win, unless the 16-move count runs out on the next ply. */
+    /* Three kings against one: an edge (small: eval_drawish), unless the 16-move count runs
+     * out on the next ply, when it is exactly a draw. */
     Variant v = official("international"), d = test_variant("international", false);
     Position pos = test_position(&v, "W:WK1,K2,K3:BK46");
     Weights *w = malloc(sizeof *w);
@@ -132,7 +133,7 @@ Test(game, the_search_scores_a_draw_the_count_reaches_before_it_can_capture)
     search_free(s);
     s = search_new(&d, w, NULL, 1);
     search_run(s, &pos, NULL, 0, (GameClock){31, 31}, &limits, &info, NULL, NULL);
-    cr_expect_gt(info.score, 100, "default rules: %d", info.score);
+    cr_expect_gt(info.score, 30, "default rules: %d", info.score);
     search_free(s);
     free(w);
 }
