@@ -338,10 +338,10 @@ int eval_drawish(const Variant *v, const Position *pos, int score)
     if (!v->rules.flying_kings || score == 0)
         return score;
     int strong = score > 0 ? pos->side : !pos->side, weak = !strong;
-    int weak_kings = pos_count(pos->pieces[weak] & pos->kings);
+    int weak_kings = pos_count(pos_kings(pos, weak));
     if (!weak_kings)
         return score;
-    int strong_kings = pos_count(pos->pieces[strong] & pos->kings);
+    int strong_kings = pos_count(pos_kings(pos, strong));
     int strong_pieces = pos_count(pos->pieces[strong]), weak_pieces = pos_count(pos->pieces[weak]);
     if (strong_pieces <= (v->rules.board_size == 8 ? 2 : 3))
         return score / 8;
