@@ -11,7 +11,7 @@
 #include "../core/variant.h"
 
 const char *const eval_group_names[EVAL_GROUPS] = {
-    "material", "man_square", "king_square", "structure", "back_rank", "king_mobility", "runaway", "regions",
+    "material", "man_square", "king_square", "structure", "back_rank", "king_mobility", "runaway", "kings", "regions",
     "rectangles",
 };
 
@@ -127,7 +127,7 @@ int eval_region_index(int board_size, int r, Bitboard own, Bitboard opp)
 void eval_layout(int board_size, EvalLayout *out)
 {
     int width = board_size / 2, n = board_size * width, side = (board_size - 2) / 2;
-    int length[EVAL_GROUPS] = {2, n, n, 2, 1 << width, 1, board_size, side * side * EVAL_REGION_STATES,
+    int length[EVAL_GROUPS] = {2, n, n, 2, 1 << width, 1, board_size, 2, side * side * EVAL_REGION_STATES,
                                2 * side * EVAL_RECT_STATES};
     out->board_size = board_size;
     out->n = 0;
@@ -224,8 +224,12 @@ INLINE void side_features(const Variant *v, const Geometry *g, const EvalLayout 
             config |= 1 << k;
 #endif
     add(f, l->offset[EVAL_BACK_RANK] + config, 1);
-    if (kings)
+    if (kings) {
         add(f, l->offset[EVAL_KING_MOBILITY], king_moves(b, kings, b->all & ~occupied, v->rules.flying_kings));
+        add(f, l->offset[EVAL_KINGS], 1);
+        if (kings & (kings - 1))
+            add(f, l->offset[EVAL_KINGS] + 1, 1);
+    }
     if (!f->f) {
         for (int r = 0; r < g->nsquare; r++) {
             Floats2 w;

@@ -13,16 +13,19 @@
  * 0 and 5 and even files on 10x10 (8), on rows 0 and 3 and even files on 8x8 (6): 1.15 M
  * pattern weights on 10x10, 0.83 M on 8x8. A file of feature set 2 loads with the rectangles'
  * weights 0 (and then the evaluation skips them). Kings are left out of the patterns; they
- * have their own groups. */
+ * have their own groups. Feature set 4 adds one: a side's first king and its second have
+ * weights of their own beside the king's material weight (a first king is worth more than the
+ * next ones); a file of set 3 or 2 loads with them 0. */
 #ifndef DAMAS_EVAL_EVAL_H
 #define DAMAS_EVAL_EVAL_H
 
 #include "../core/types.h"
 
-/* The feature set weight files are written in, and the oldest one still read (a file of set
- * 2 has no rectangles: their weights are 0). */
-enum { EVAL_FEATURE_SET = 3, EVAL_FEATURE_SET_NO_RECTANGLES = 2 };
-#define EVAL_FEATURE_SET_NAME "4x4 regions and 5x4 rectangles of men"
+/* The feature set weight files are written in, and the older ones still read (their missing
+ * groups' weights are 0: a file of set 3 has no kings group, one of set 2 no rectangles
+ * either). */
+enum { EVAL_FEATURE_SET = 4, EVAL_FEATURE_SET_NO_KINGS = 3, EVAL_FEATURE_SET_NO_RECTANGLES = 2 };
+#define EVAL_FEATURE_SET_NAME "4x4 regions and 5x4 rectangles of men, first and second king"
 
 /* Feature groups, in weight-vector order. */
 typedef enum {
@@ -33,6 +36,7 @@ typedef enum {
     EVAL_BACK_RANK,      /* one weight per configuration of own men on the own back row */
     EVAL_KING_MOBILITY,  /* squares the kings can move to */
     EVAL_RUNAWAY,        /* a man with a free path to promotion, by rows left to go */
+    EVAL_KINGS,          /* a first king, a second king (beside their material weight) */
     EVAL_REGIONS,        /* per region, a weight per configuration of its men */
     EVAL_RECTANGLES,     /* per rectangle, a weight per configuration of its men */
     EVAL_GROUPS
@@ -82,7 +86,7 @@ typedef struct {
 /* The compiled-in defaults for v. */
 void weights_default(const Variant *v, Weights *out);
 
-/* Loads a weight file for v (of feature set 3, or 2: then the rectangles' weights are 0).
+/* Loads a weight file for v (of feature set 4, or 3 or 2: then the groups they lack are 0).
  * Returns DAMAS_OK, or an error with a message: unreadable or not a damas weight file, made
  * for another variant or another feature set, or with a group of the wrong shape. */
 int weights_load(const char *path, const Variant *v, Weights *out, char *err, size_t errlen);

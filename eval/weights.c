@@ -72,7 +72,7 @@ int weights_load(const char *path, const Variant *v, Weights *out, char *err, si
     } else if (strcmp(w->variant, v->name)) {
         snprintf(err, errlen, "%s holds weights for %s, not %s", path, w->variant, v->name);
         rc = DAMAS_ERR_ILLEGAL;
-    } else if (set != EVAL_FEATURE_SET && set != EVAL_FEATURE_SET_NO_RECTANGLES) {
+    } else if (set != EVAL_FEATURE_SET && set != EVAL_FEATURE_SET_NO_KINGS && set != EVAL_FEATURE_SET_NO_RECTANGLES) {
         snprintf(err, errlen,
                  "%s holds weights of feature set %llu; this damas evaluates with feature set %d (%s), so those "
                  "weights cannot be used: train new ones (damas train)",
@@ -89,8 +89,9 @@ int weights_load(const char *path, const Variant *v, Weights *out, char *err, si
     for (int g = 0; g < EVAL_GROUPS && rc == DAMAS_OK; g++) {
         const char *name = eval_group_names[g];
         int len = w->layout.length[g];
-        if (g == EVAL_RECTANGLES && set == EVAL_FEATURE_SET_NO_RECTANGLES)
-            continue;   /* their weights stay 0 */
+        /* The groups an older set lacks keep weights 0. */
+        if ((g == EVAL_KINGS && set < EVAL_FEATURE_SET) || (g == EVAL_RECTANGLES && set == EVAL_FEATURE_SET_NO_RECTANGLES))
+            continue;
         hid_t d = H5Lexists(f, name, H5P_DEFAULT) > 0 ? H5Dopen2(f, name, H5P_DEFAULT) : -1;
         hid_t space = d >= 0 ? H5Dget_space(d) : -1;
         hsize_t dims[2] = {0, 0};

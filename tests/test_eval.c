@@ -98,6 +98,43 @@ Test(eval, group_contributions_sum_to_the_evaluation)
     free(w);
 }
 
+/* A side's first king and its second carry weights of their own beside the king's material
+ * weight; a third adds only material. Listed as own minus opponent's, in both phases. */
+Test(eval, a_first_and_a_second_king_count_beside_the_kings_material)
+{
+    Variant v = test_variant("russian", false);
+    const struct {
+        const char *fen;
+        int first, second;
+    } cases[] = {
+        {"W:Wa1,c1:Bb8,d8", 0, 0},             /* no kings */
+        {"W:WKa1,c1:Bb8,d8", 1, 0},            /* White's first */
+        {"W:WKa1,Kc1,Ke1:Bb8,d8", 1, 1},       /* a third counts no more */
+        {"W:WKa1,Kc1:BKb8,d8", 0, 1},          /* both have a first */
+        {"B:WKa1,Kc1:BKb8,d8", 0, -1},         /* seen from Black, to move */
+    };
+    Weights *w = malloc(sizeof *w);
+    weights_default(&v, w);
+    int kings = w->layout.offset[EVAL_KINGS];
+    for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+        Position pos = test_position(&v, cases[k].fen);
+        EvalFeatures f;
+        eval_features(&v, &pos, &f);
+        int value[2] = {0, 0};
+        for (int j = 0; j < f.n; j++)
+            if (f.index[j] == (uint32_t)kings || f.index[j] == (uint32_t)kings + 1)
+                value[f.index[j] - (uint32_t)kings] += f.value[j];
+        cr_assert(value[0] == cases[k].first && value[1] == cases[k].second, "%s: first %d, second %d", cases[k].fen,
+                  value[0], value[1]);
+    }
+    /* Weighted: a first king's weight moves the score by its blend, a second's as well. */
+    Position one = test_position(&v, "W:WKa1,c1:Bb8,d8");
+    int before = eval_position(w, &v, &one);
+    w->w[0][kings] = w->w[1][kings] = 50;
+    cr_assert_eq(eval_position(w, &v, &one), before + 50);
+    free(w);
+}
+
 /* The evaluation reads the weights from a prepared table (region weights by region and
  * configuration); the training reads them through the listed features. With random weights
  * in every group, the two agree. */
@@ -320,17 +357,17 @@ Test(eval, foreign_and_malformed_weight_files_are_refused, .init = make_path, .f
     free(w);
 }
 
-/* Rewrites the weight file at `path` as one of feature set `set`, its rectangles removed if
- * `drop_rectangles`. */
-static void make_feature_set(uint64_t set, bool drop_rectangles)
+/* Rewrites the weight file at `path` as one of feature set `set`, without the groups named in
+ * `drop` (NULL-terminated). */
+static void make_feature_set(uint64_t set, const char *const *drop)
 {
     hid_t f = H5Fopen(path, H5F_ACC_RDWR, H5P_DEFAULT);
     cr_assert_geq(f, 0);
     hid_t a = H5Aopen(f, "feature_set", H5P_DEFAULT);
     cr_assert_geq(H5Awrite(a, H5T_NATIVE_UINT64, &set), 0);
     H5Aclose(a);
-    if (drop_rectangles)
-        cr_assert_geq(H5Ldelete(f, "rectangles", H5P_DEFAULT), 0);
+    for (; drop && *drop; drop++)
+        cr_assert_geq(H5Ldelete(f, *drop, H5P_DEFAULT), 0);
     H5Fclose(f);
 }
 
@@ -343,43 +380,53 @@ Test(eval, a_weight_file_of_the_old_feature_set_is_refused_with_a_message, .init
     char err[512];
     weights_default(&v, w);
     cr_assert_eq(weights_save(path, w, err, sizeof err), DAMAS_OK, "%s", err);
-    make_feature_set(1, false);
+    make_feature_set(1, NULL);
     cr_assert_eq(weights_load(path, &v, w, err, sizeof err), DAMAS_ERR_ILLEGAL);
-    cr_assert(strstr(err, "feature set 1") && strstr(err, "feature set 3") && strstr(err, "train"), "%s", err);
+    cr_assert(strstr(err, "feature set 1") && strstr(err, "feature set 4") && strstr(err, "train"), "%s", err);
     free(w);
 }
 
-/* A file of feature set 2 (the 4x4 regions, no rectangles) loads with the rectangles'
- * weights 0, and evaluates as it did: the prepared table skips them. */
-Test(eval, a_weight_file_of_feature_set_2_loads_without_rectangles, .init = make_path, .fini = remove_path)
+/* Files of the older sets load with the groups they lack at 0 (set 3 has no kings group, set
+ * 2 no rectangles either), and evaluate as they did: the prepared table skips the rectangles
+ * when they are 0. */
+Test(eval, weight_files_of_feature_sets_2_and_3_load_with_their_missing_groups_0, .init = make_path,
+     .fini = remove_path)
 {
     Variant v = test_variant("international", false);
     Weights *w = malloc(sizeof *w), *back = malloc(sizeof *back);
     EvalTable *t = malloc(sizeof *t);
     char err[512];
-    weights_default(&v, w);
-    randomise(w, 77);
-    cr_assert_eq(weights_save(path, w, err, sizeof err), DAMAS_OK, "%s", err);
-    make_feature_set(2, true);
-    cr_assert_eq(weights_load(path, &v, back, err, sizeof err), DAMAS_OK, "%s", err);
     const EvalLayout *l = &w->layout;
-    for (int p = 0; p < 2; p++) {
-        cr_assert_eq(memcmp(back->w[p], w->w[p], (size_t)l->offset[EVAL_RECTANGLES] * sizeof(float)), 0);
-        for (int i = 0; i < l->length[EVAL_RECTANGLES]; i++)
-            cr_assert_eq(back->w[p][l->offset[EVAL_RECTANGLES] + i], 0.0f);
+    const char *const set3[] = {"kings", NULL}, *const set2[] = {"kings", "rectangles", NULL};
+    for (int set = 3; set >= 2; set--) {
+        weights_default(&v, w);
+        randomise(w, 77);
+        cr_assert_eq(weights_save(path, w, err, sizeof err), DAMAS_OK, "%s", err);
+        make_feature_set((uint64_t)set, set == 3 ? set3 : set2);
+        cr_assert_eq(weights_load(path, &v, back, err, sizeof err), DAMAS_OK, "set %d: %s", set, err);
+        for (int p = 0; p < 2; p++)
+            for (int i = 0; i < l->n; i++) {
+                bool lacked = (i >= l->offset[EVAL_KINGS] && i < l->offset[EVAL_KINGS] + l->length[EVAL_KINGS]) ||
+                              (set == 2 && i >= l->offset[EVAL_RECTANGLES]);
+                cr_assert_eq(back->w[p][i], lacked ? 0.0f : w->w[p][i], "set %d, weight %d", set, i);
+            }
+        eval_prepare(back, t);
+        cr_assert_eq(t->rects, set == 3);
+        Position pos[20];
+        int n = test_random_positions(&v, 9, 20, 40, pos);
+        for (int i = 0; i < n; i++)
+            cr_assert_leq(abs(eval_prepared(t, &v, &pos[i]) - eval_position(back, &v, &pos[i])), 1);
     }
-    eval_prepare(back, t);
-    cr_assert_not(t->rects);
-    Position pos[20];
-    int n = test_random_positions(&v, 9, 20, 40, pos);
-    for (int i = 0; i < n; i++)
-        cr_assert_leq(abs(eval_prepared(t, &v, &pos[i]) - eval_position(back, &v, &pos[i])), 1);
-    /* A file of feature set 3 without its rectangles is damaged. */
-    weights_default(&v, w);
-    cr_assert_eq(weights_save(path, w, err, sizeof err), DAMAS_OK, "%s", err);
-    make_feature_set(3, true);
-    cr_assert_eq(weights_load(path, &v, back, err, sizeof err), DAMAS_ERR_CORRUPT);
-    cr_assert(strstr(err, "rectangles"), "%s", err);
+    /* A file of feature set 4 without its kings group, or of 3 without its rectangles, is
+     * damaged. */
+    const char *const kings[] = {"kings", NULL}, *const rects[] = {"rectangles", NULL};
+    for (int set = 4; set >= 3; set--) {
+        weights_default(&v, w);
+        cr_assert_eq(weights_save(path, w, err, sizeof err), DAMAS_OK, "%s", err);
+        make_feature_set((uint64_t)set, set == 4 ? kings : rects);
+        cr_assert_eq(weights_load(path, &v, back, err, sizeof err), DAMAS_ERR_CORRUPT);
+        cr_assert(strstr(err, set == 4 ? "kings" : "rectangles"), "%s", err);
+    }
     free(w), free(back), free(t);
 }
 

@@ -258,9 +258,9 @@ int train_fit(const Variant *v, Weights *w, const DatasetRow *rows, size_t n, co
     }
     *start = *w;
     *best = *w;
-    /* The man is the unit of every score; its weight stays. */
-    int man = w->layout.offset[EVAL_MATERIAL];
-    a.fixed[man] = a.fixed[a.n + man] = 1;
+    /* The man of the opening is the unit of every score; its weight stays. The endgame's is
+     * fitted: a man is worth another share of the game's chances with less on the board. */
+    a.fixed[w->layout.offset[EVAL_MATERIAL]] = 1;
     for (int g = 0; g < EVAL_GROUPS; g++)
         for (int k = 0; o->frozen >> g & 1 && k < w->layout.length[g]; k++)
             a.fixed[w->layout.offset[g] + k] = a.fixed[a.n + w->layout.offset[g] + k] = 1;
@@ -289,7 +289,7 @@ int train_fit(const Variant *v, Weights *w, const DatasetRow *rows, size_t n, co
             int nb = (int)(ntrain - b0 < (size_t)batch ? ntrain - b0 : (size_t)batch);
             loss += adam_step(&a, v, w, start, rows, train + b0, nb, scale, o, ++step, total);
         }
-        /* The scale follows the weights (the man's weight is fixed, so the two are one model). */
+        /* The scale follows the weights (the opening man's weight is fixed, so the two are one model). */
         scale = fit_scale(v, w, rows, train, scale_sample, o->threads);
         double heldout = loss_of(v, w, rows, held, nheld, scale, o->lambda, o->threads);
         r->epoch = epoch;

@@ -68,8 +68,9 @@ typedef struct {
 } FitReport;
 
 /* Fits w to rows[0..n) by logistic regression: the rows of every twentieth game are held
- * out (of more when the rows come from fewer than 40 games), the scale is fitted first to the starting weights (Texel's K), the man's weight stays
- * as it is (it sets the scale of every score), and the weights of the epoch with the lowest
+ * out (of more when the rows come from fewer than 40 games), the scale is fitted first to the
+ * starting weights (Texel's K), the opening man's weight stays as it is (it sets the scale of
+ * every score; the endgame man's is fitted), and the weights of the epoch with the lowest
  * held-out loss are kept. `progress` (may be NULL) is called after each epoch. Deterministic
  * for a fixed seed and thread count. Returns DAMAS_OK or an error (too few rows, out of
  * memory) with a message. */
