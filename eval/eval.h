@@ -21,10 +21,10 @@
 
 #include "../core/types.h"
 
-/* The feature set weight files are written in, and the older ones still read (their missing
- * groups' weights are 0: a file of set 3 has no kings group, one of set 2 no rectangles
- * either). */
-enum { EVAL_FEATURE_SET = 4, EVAL_FEATURE_SET_NO_KINGS = 3, EVAL_FEATURE_SET_NO_RECTANGLES = 2 };
+/* The feature set weight files are written in, and the oldest one still read (an older set's
+ * missing groups' weights are 0: a file of set 3 has no kings group, one of set 2 no
+ * rectangles either). */
+enum { EVAL_FEATURE_SET = 4, EVAL_FEATURE_SET_OLDEST = 2 };
 #define EVAL_FEATURE_SET_NAME "4x4 regions and 5x4 rectangles of men, first and second king"
 
 /* Feature groups, in weight-vector order. */

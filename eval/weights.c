@@ -14,6 +14,9 @@
 #include "eval.h"
 
 static const char weights_format[] = "damas evaluation weights";
+/* The feature set each group first appeared in (0: in every set still read); a file of an
+ * older set lacks it, and its weights stay 0. */
+static const uint64_t group_since[EVAL_GROUPS] = {[EVAL_RECTANGLES] = 3, [EVAL_KINGS] = 4};
 /* Whether dataset d holds floating-point values in chunks no larger than itself (a damaged
  * chunk size would otherwise make HDF5 allocate gigabytes before any check). */
 static bool stored_sanely(hid_t d)
@@ -72,7 +75,7 @@ int weights_load(const char *path, const Variant *v, Weights *out, char *err, si
     } else if (strcmp(w->variant, v->name)) {
         snprintf(err, errlen, "%s holds weights for %s, not %s", path, w->variant, v->name);
         rc = DAMAS_ERR_ILLEGAL;
-    } else if (set != EVAL_FEATURE_SET && set != EVAL_FEATURE_SET_NO_KINGS && set != EVAL_FEATURE_SET_NO_RECTANGLES) {
+    } else if (set < EVAL_FEATURE_SET_OLDEST || set > EVAL_FEATURE_SET) {
         snprintf(err, errlen,
                  "%s holds weights of feature set %llu; this damas evaluates with feature set %d (%s), so those "
                  "weights cannot be used: train new ones (damas train)",
@@ -89,8 +92,7 @@ int weights_load(const char *path, const Variant *v, Weights *out, char *err, si
     for (int g = 0; g < EVAL_GROUPS && rc == DAMAS_OK; g++) {
         const char *name = eval_group_names[g];
         int len = w->layout.length[g];
-        /* The groups an older set lacks keep weights 0. */
-        if ((g == EVAL_KINGS && set < EVAL_FEATURE_SET) || (g == EVAL_RECTANGLES && set == EVAL_FEATURE_SET_NO_RECTANGLES))
+        if (set < group_since[g])
             continue;
         hid_t d = H5Lexists(f, name, H5P_DEFAULT) > 0 ? H5Dopen2(f, name, H5P_DEFAULT) : -1;
         hid_t space = d >= 0 ? H5Dget_space(d) : -1;
