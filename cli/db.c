@@ -130,8 +130,9 @@ static int print_plan(const Variant *v, int pieces, const char *dir, int ranks, 
     printf("  low-memory plan (the top units read what they promote into from disk): %.2f GiB\n", p.lean_bytes / gib);
     printf("    keeping the top units promoted into while they fit: %.2f GiB, %d of %d kept\n", p.lean_keep_bytes / gib,
            p.lean_kept, p.top_units);
-    printf("  every unit split over %d ranks (--split, MPI build): %.2f GiB a rank, %.2f with --low-memory\n", ranks,
-           p.split_bytes / gib, p.split_lean_bytes / gib);
+    printf("  every unit split over %d ranks (--split, MPI build): %.2f GiB a rank, %.1f GiB of updates sent between "
+           "ranks in all (estimated)\n",
+           ranks, p.split_bytes / gib, p.split_traffic / gib);
     printf("  memory: %.2f GiB: a build follows the %s plan, which %s\n", p.memory_bytes / gib,
            p.lean ? "low-memory" : "usual", p.fits ? "fits" : "does not fit (it would refuse to start)");
     return CLI_OK;

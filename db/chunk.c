@@ -62,31 +62,16 @@ uint64_t stored_values_check(int constant_wdl, int constant_dtw, uint64_t wdl_su
     return chunk_hash(b, sizeof b);
 }
 
-int chunk_write(hid_t g, const char *name, int size, const void *data, uint64_t elements, unsigned block, int level,
-                uint64_t *summary)
+/* Chunks k0..k1-1 of a dataset of `elements` values of `size` bytes (per_chunk a chunk) from
+ * data, encoded in parallel: enc[k - k0] (malloc'ed) of len[k - k0] bytes, its checksum in
+ * check[k - k0]. A len of 0 marks a chunk that could not be encoded (out of memory). */
+static void encode_chunks(int size, const void *data, uint64_t elements, uint64_t per_chunk, uint64_t k0,
+                          uint64_t k1, unsigned block, int level, unsigned char **enc, size_t *len, uint64_t *check)
 {
-    uint64_t per_chunk = chunk_elements(elements, size), chunk_bytes = per_chunk * (uint64_t)size;
-    uint64_t nchunks = (elements + per_chunk - 1) / per_chunk;
-    hsize_t dims[1] = {elements}, cdims[1] = {per_chunk};
-    hid_t space = H5Screate_simple(1, dims, NULL);
-    hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
-    H5Pset_chunk(dcpl, 1, cdims);
-    H5Pset_obj_track_times(dcpl, 0); /* no timestamps: reruns give identical bytes */
-    H5Pset_filter(dcpl, H5LZ4_FILTER_ID, H5Z_FLAG_MANDATORY, 0, NULL);
-    hid_t d = H5Dcreate2(g, name, u_type(size), space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
-    H5Pclose(dcpl);
-    H5Sclose(space);
-    if (d < 0)
-        return -1;
-    uint64_t *check = malloc(nchunks * sizeof *check);
-    unsigned char **enc = calloc(nchunks, sizeof *enc);
-    size_t *len = calloc(nchunks, sizeof *len);
-    int rc = check && enc && len ? 0 : -1;
-    /* Encoding (LZ4HC) is the slow part: in parallel, then written in order. */
-#pragma omp parallel for schedule(dynamic, 1) if (rc == 0 && nchunks > 1)
-    for (uint64_t k = 0; k < nchunks; k++) {
-        if (rc != 0)
-            continue;
+    uint64_t chunk_bytes = per_chunk * (uint64_t)size;
+    /* Encoding (LZ4HC) is the slow part. */
+#pragma omp parallel for schedule(dynamic, 1) if (k1 - k0 > 1)
+    for (uint64_t k = k0; k < k1; k++) {
         /* The chunk's bytes, little-endian, zero past the end of the dataset. */
         uint8_t *raw = calloc(chunk_bytes, 1);
         uint64_t first = k * per_chunk, n = elements - first < per_chunk ? elements - first : per_chunk;
@@ -99,38 +84,155 @@ int chunk_write(hid_t g, const char *name, int size, const void *data, uint64_t 
                 raw[2 * i + 1] = (uint8_t)(v[i] >> 8);
             }
         }
-        len[k] = raw ? h5lz4_encode(raw, chunk_bytes, block, level, &enc[k]) : 0;
-        if (len[k])
-            check[k] = chunk_hash(enc[k], len[k]);
+        enc[k - k0] = NULL;
+        len[k - k0] = raw ? h5lz4_encode(raw, chunk_bytes, block, level, &enc[k - k0]) : 0;
+        check[k - k0] = len[k - k0] ? chunk_hash(enc[k - k0], len[k - k0]) : 0;
         free(raw);
     }
-    if (rc == 0)
-        *summary = summary_of(check, nchunks);
-    for (uint64_t k = 0; k < nchunks && rc == 0; k++) {
+}
+
+/* Dataset `name` of g for `elements` values of `size` bytes in chunks of per_chunk, created
+ * empty; or -1. */
+static hid_t create_chunked(hid_t g, const char *name, int size, uint64_t elements, uint64_t per_chunk)
+{
+    hsize_t dims[1] = {elements}, cdims[1] = {per_chunk};
+    hid_t space = H5Screate_simple(1, dims, NULL);
+    hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
+    H5Pset_chunk(dcpl, 1, cdims);
+    H5Pset_obj_track_times(dcpl, 0); /* no timestamps: reruns give identical bytes */
+    H5Pset_filter(dcpl, H5LZ4_FILTER_ID, H5Z_FLAG_MANDATORY, 0, NULL);
+    hid_t d = H5Dcreate2(g, name, u_type(size), space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+    H5Pclose(dcpl);
+    H5Sclose(space);
+    return d;
+}
+
+/* Writes encoded chunks k0..k1-1 (as encode_chunks left them) into d, in order. */
+static int write_chunks(hid_t d, uint64_t per_chunk, uint64_t k0, uint64_t k1, unsigned char *const *enc,
+                        const size_t *len)
+{
+    for (uint64_t k = k0; k < k1; k++) {
         hsize_t offset[1] = {k * per_chunk};
-        if (len[k] == 0 || H5Dwrite_chunk(d, H5P_DEFAULT, 0, offset, len[k], enc[k]) < 0)
-            rc = -1;
+        if (len[k - k0] == 0 || H5Dwrite_chunk(d, H5P_DEFAULT, 0, offset, len[k - k0], enc[k - k0]) < 0)
+            return -1;
     }
-    for (uint64_t k = 0; enc && k < nchunks; k++)
+    return 0;
+}
+
+/* Dataset `<name>_check` of g: the nchunks checksums. */
+static int write_checks(hid_t g, const char *name, const uint64_t *check, uint64_t nchunks)
+{
+    char cname[128];
+    snprintf(cname, sizeof cname, "%s_check", name);
+    hsize_t cd[1] = {nchunks};
+    hid_t cs = H5Screate_simple(1, cd, NULL);
+    hid_t ccpl = H5Pcreate(H5P_DATASET_CREATE);
+    H5Pset_obj_track_times(ccpl, 0);
+    hid_t c = H5Dcreate2(g, cname, H5T_STD_U64LE, cs, H5P_DEFAULT, ccpl, H5P_DEFAULT);
+    int rc = c < 0 || H5Dwrite(c, H5T_NATIVE_UINT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, check) < 0 ? -1 : 0;
+    if (c >= 0)
+        H5Dclose(c);
+    H5Pclose(ccpl);
+    H5Sclose(cs);
+    return rc;
+}
+
+static void free_chunks(unsigned char **enc, uint64_t n)
+{
+    for (uint64_t k = 0; enc && k < n; k++)
         free(enc[k]);
     free(enc);
+}
+
+int chunk_write(hid_t g, const char *name, int size, const void *data, uint64_t elements, unsigned block, int level,
+                uint64_t *summary)
+{
+    return chunk_write_shared(g, name, size, data, elements, 0, 1, block, level, NULL, summary);
+}
+
+int chunk_write_shared(hid_t g, const char *name, int size, const void *data, uint64_t elements,
+                       uint64_t positions, unsigned per_element, unsigned block, int level, const DbShares *sh,
+                       uint64_t *summary)
+{
+    uint64_t per_chunk = chunk_elements(elements, size), nchunks = (elements + per_chunk - 1) / per_chunk;
+    int rank = sh ? sh->rank : 0, ranks = sh ? sh->ranks : 1;
+    /* Process r encodes the chunks that start in its share of the positions. */
+    uint64_t *from = malloc(((size_t)ranks + 1) * sizeof *from);
+    if (!from)
+        return -1;
+    for (int r = 0; r < ranks; r++) {
+        uint64_t first = 0, end = elements;
+        if (sh) {
+            db_share(positions, r, ranks, &first, &end);
+            first /= per_element;
+        }
+        from[r] = (first + per_chunk - 1) / per_chunk;
+        from[r] = from[r] < nchunks ? from[r] : nchunks;
+    }
+    from[ranks] = nchunks;
+    uint64_t k0 = from[rank], k1 = from[rank + 1], most = 0;
+    for (int r = 0; r < ranks; r++)
+        most = from[r + 1] - from[r] > most ? from[r + 1] - from[r] : most;
+    /* Rank 0 holds every checksum, and each other rank's chunks in turn. */
+    uint64_t *check = malloc((rank == 0 ? nchunks : k1 - k0 + 1) * sizeof *check);
+    unsigned char **enc = calloc(most + 1, sizeof *enc);
+    size_t *len = calloc(most + 1, sizeof *len);
+    bool ok = check && enc && len;
+    if (ok)
+        encode_chunks(size, data, elements, per_chunk, k0, k1, block, level, enc, len, check);
+    hid_t d = rank == 0 && ok ? create_chunked(g, name, size, elements, per_chunk) : -1;
+    if (rank == 0) {
+        ok = ok && d >= 0 && write_chunks(d, per_chunk, k0, k1, enc, len) == 0;
+        for (uint64_t k = 0; enc && k < k1 - k0; k++) {
+            free(enc[k]);
+            enc[k] = NULL;
+        }
+    }
+    /* Then each other rank's chunks go to rank 0 in order (so that the file is laid out as one
+     * process lays it out): their lengths and checksums, then, if rank 0 could make room for
+     * them (it tells every rank), their bytes. A length of 0 marks a chunk its rank could not
+     * encode. The transfers take place whatever failed before, so that no process waits for
+     * one that never comes. */
+    for (int r = 1; r < ranks; r++) {
+        uint64_t n = from[r + 1] - from[r];
+        if (n == 0)
+            continue;
+        if (rank == r && !ok)
+            memset(len, 0, n * sizeof *len);
+        bool sent = sh->send(sh->ctx, len, n * sizeof *len, r, 0);
+        sent &= sh->send(sh->ctx, rank == 0 ? check + from[r] : check, n * sizeof *check, r, 0);
+        unsigned char *bytes = NULL;
+        size_t total = 0;
+        for (uint64_t k = 0; rank == 0 && k < n; k++)
+            total += len[k];
+        int room = rank == 0 && (bytes = malloc(total ? total : 1)) != NULL;
+        sent &= sh->broadcast(sh->ctx, &room, sizeof room, 0);
+        for (uint64_t k = 0, at = 0; room && k < n && (rank == 0 || rank == r); at += len[k++])
+            if (len[k])
+                sent &= sh->send(sh->ctx, rank == 0 ? bytes + at : enc[k], len[k], r, 0);
+        ok &= sent && room;
+        if (rank == 0 && ok) {
+            for (uint64_t k = 0, at = 0; k < n; at += len[k++])
+                enc[k] = bytes + at;
+            ok = write_chunks(d, per_chunk, from[r], from[r + 1], enc, len) == 0;
+            memset(enc, 0, n * sizeof *enc);
+        }
+        free(bytes);
+    }
+    free_chunks(enc, most + 1);
     free(len);
-    H5Dclose(d);
-    if (rc == 0) {
-        char cname[128];
-        snprintf(cname, sizeof cname, "%s_check", name);
-        hsize_t cd[1] = {nchunks};
-        hid_t cs = H5Screate_simple(1, cd, NULL);
-        hid_t ccpl = H5Pcreate(H5P_DATASET_CREATE);
-        H5Pset_obj_track_times(ccpl, 0);
-        hid_t c = H5Dcreate2(g, cname, H5T_STD_U64LE, cs, H5P_DEFAULT, ccpl, H5P_DEFAULT);
-        rc = c < 0 || H5Dwrite(c, H5T_NATIVE_UINT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, check) < 0 ? -1 : 0;
-        if (c >= 0)
-            H5Dclose(c);
-        H5Pclose(ccpl);
-        H5Sclose(cs);
+    free(from);
+    if (d >= 0)
+        H5Dclose(d);
+    if (rank == 0 && ok) {
+        *summary = summary_of(check, nchunks);
+        ok = write_checks(g, name, check, nchunks) == 0;
     }
     free(check);
+    /* Every process learns rank 0's outcome. */
+    int rc = ok ? 0 : -1;
+    if (sh && !sh->broadcast(sh->ctx, &rc, sizeof rc, 0))
+        rc = -1;
     return rc;
 }
 

@@ -13,12 +13,15 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "table.h"
+
 /* The distances' chunks are encoded in LZ4 blocks of CHUNK_DTW_BLOCK bytes, so that a probe
  * decodes only the block holding the distance it needs; the values' chunks in one block
  * (blocks cost compression, and the values are what must be small). The values are encoded
  * with LZ4HC level CHUNK_LZ4HC_LEVEL; the distances, four to eight times their bytes, with the
  * faster CHUNK_DTW_LZ4HC_LEVEL (2% larger, a fifth less time writing: docs/PERFORMANCE.md). */
 enum { CHUNK_BYTES = 1 << 16, CHUNK_DTW_BLOCK = 1 << 14, CHUNK_LZ4HC_LEVEL = 6, CHUNK_DTW_LZ4HC_LEVEL = 4 };
+_Static_assert(DB_SHARE_ALIGN % (4 * CHUNK_BYTES) == 0, "a share holds whole chunks of values and distances");
 
 /* Elements per chunk of a dataset of `elements` values of `size` bytes: CHUNK_BYTES' worth,
  * or all of them when fewer (a chunk may not exceed a fixed-size dataset). */
@@ -30,6 +33,17 @@ uint64_t chunk_elements(uint64_t elements, int size);
  * on an HDF5 or memory error. */
 int chunk_write(hid_t g, const char *name, int size, const void *data, uint64_t elements, unsigned block, int level,
                 uint64_t *summary);
+
+/* chunk_write for data held in shares (db_share of `positions`) by several processes: the
+ * dataset's element e holds positions [e * per_element, (e + 1) * per_element) (4 for the
+ * packed values, 1 for the distances); each process encodes the chunks that start in its share (its data filled
+ * there), and rank 0, which alone has g open (pass -1 elsewhere), writes them all, in order,
+ * and the summary. The shares' starts must be multiples of the chunks (db_share_align a
+ * multiple of DB_SHARE_ALIGN). Collective; every process gets rank 0's outcome. Without sh
+ * (NULL), chunk_write. */
+int chunk_write_shared(hid_t g, const char *name, int size, const void *data, uint64_t elements,
+                       uint64_t positions, unsigned per_element, unsigned block, int level, const DbShares *sh,
+                       uint64_t *summary);
 
 typedef struct {
     hid_t d;               /* the dataset, open */

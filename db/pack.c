@@ -22,6 +22,7 @@ typedef struct {
 } PackRun;
 
 enum { PACK_RUN = 1 << 20 };   /* positions a run; a multiple of 4, so runs fill whole bytes */
+_Static_assert(DB_SHARE_ALIGN % PACK_RUN == 0, "a share is made of whole runs");
 
 /* Whether position i's distance matters: its value does (it is no don't-care) and is a win
  * or a loss. */
@@ -107,17 +108,18 @@ static inline void pack_fill(const DbTable *t, const uint8_t *dc, uint64_t lo, u
     }
 }
 
-int pack_values(const DbTable *t, const uint8_t *dc, Packed *p)
+/* Runs k0..k1-1 of the n positions surveyed into runs[], in parallel. */
+static void survey_runs(const DbTable *t, const uint8_t *dc, uint64_t n, uint64_t k0, uint64_t k1, PackRun *runs)
 {
-    uint64_t n = t->slice.size, nruns = (n + PACK_RUN - 1) / PACK_RUN;
-    PackRun *runs = malloc((nruns ? nruns : 1) * sizeof *runs);
-    if (!runs)
-        return -1;
-    /* In parallel: each run surveyed, then (in order) the values carried into each run, then
-     * each run filled. */
-#pragma omp parallel for schedule(dynamic, 1) if (nruns > 1)
-    for (uint64_t k = 0; k < nruns; k++)
+#pragma omp parallel for schedule(dynamic, 1) if (k1 - k0 > 1)
+    for (uint64_t k = k0; k < k1; k++)
         pack_survey(t, dc, k * PACK_RUN, (k + 1) * PACK_RUN < n ? (k + 1) * PACK_RUN : n, &runs[k]);
+}
+
+/* From the surveys of all nruns runs: p's distance width and constants, and the values carried
+ * into each run; then p's arrays (for all n positions). Returns 0, or -1 out of memory. */
+static int plan_runs(uint64_t n, uint64_t nruns, PackRun *runs, Packed *p)
+{
     int max_half = 0, first_w = -1, first_h = -1, last_w = -1, last_h = -1;
     bool one_w = true, one_h = true;
     for (uint64_t k = 0; k < nruns; k++) {
@@ -130,13 +132,6 @@ int pack_values(const DbTable *t, const uint8_t *dc, Packed *p)
         last_w = r->last_w >= 0 ? r->last_w : last_w;
         last_h = r->last_h >= 0 ? r->last_h : last_h;
     }
-    p->half_size = max_half > 255 ? 2 : 1;
-    p->wdl2 = mem_huge((n + 3) / 4);   /* (each run writes whole bytes) */
-    p->half = mem_huge(n * (size_t)p->half_size);
-    if (!p->wdl2 || !p->half) {
-        free(runs);
-        return -1;
-    }
     /* Don't-cares before the first value that matters take that value. */
     int fill_w = first_w >= 0 ? first_w : DB_LOSS, fill_h = first_h >= 0 ? first_h : 0;
     for (uint64_t k = 0; k < nruns; k++) {
@@ -145,18 +140,56 @@ int pack_values(const DbTable *t, const uint8_t *dc, Packed *p)
         fill_w = runs[k].last_w >= 0 ? runs[k].last_w : fill_w;
         fill_h = runs[k].last_h >= 0 ? runs[k].last_h : fill_h;
     }
-#pragma omp parallel for schedule(dynamic, 1) if (nruns > 1)
-    for (uint64_t k = 0; k < nruns; k++) {
+    p->constant_wdl = one_w ? fill_w : -1;
+    p->constant_dtw = one_h ? fill_h : -1;
+    p->half_size = max_half > 255 ? 2 : 1;
+    p->wdl2 = mem_huge((n + 3) / 4);   /* (each run writes whole bytes) */
+    p->half = mem_huge(n * (size_t)p->half_size);
+    return p->wdl2 && p->half ? 0 : -1;
+}
+
+/* Runs k0..k1-1 filled into p, in parallel. */
+static void fill_runs(const DbTable *t, const uint8_t *dc, uint64_t n, uint64_t k0, uint64_t k1,
+                      const PackRun *runs, Packed *p)
+{
+#pragma omp parallel for schedule(dynamic, 1) if (k1 - k0 > 1)
+    for (uint64_t k = k0; k < k1; k++) {
         uint64_t end = (k + 1) * PACK_RUN < n ? (k + 1) * PACK_RUN : n;
         if (p->half_size == 1)
             pack_fill(t, dc, k * PACK_RUN, end, runs[k].start_w, runs[k].start_h, 1, p);
         else
             pack_fill(t, dc, k * PACK_RUN, end, runs[k].start_w, runs[k].start_h, 2, p);
     }
-    p->constant_wdl = one_w ? fill_w : -1;
-    p->constant_dtw = one_h ? fill_h : -1;
+}
+
+int pack_values(const DbTable *t, const uint8_t *dc, Packed *p)
+{
+    return pack_values_shared(t, dc, NULL, p);
+}
+
+int pack_values_shared(const DbTable *t, const uint8_t *dc, const DbShares *sh, Packed *p)
+{
+    uint64_t n = t->slice.size, nruns = (n + PACK_RUN - 1) / PACK_RUN, first = 0, end = n;
+    PackRun *runs = malloc((nruns ? nruns : 1) * sizeof *runs);
+    if (!runs)
+        return -1;
+    if (sh)
+        db_share(n, sh->rank, sh->ranks, &first, &end);
+    /* Each run surveyed (every process its own, then all of them passed round), then (in order)
+     * the values carried into each run, then each run filled. */
+    survey_runs(t, dc, n, first / PACK_RUN, (end + PACK_RUN - 1) / PACK_RUN, runs);
+    bool ok = true;
+    for (int r = 0; sh && r < sh->ranks && ok; r++) {
+        uint64_t f, e;
+        db_share(n, r, sh->ranks, &f, &e);
+        uint64_t k0 = f / PACK_RUN, k1 = (e + PACK_RUN - 1) / PACK_RUN;
+        ok = k1 == k0 || sh->broadcast(sh->ctx, runs + k0, (k1 - k0) * sizeof *runs, r);
+    }
+    int rc = ok ? plan_runs(n, nruns, runs, p) : -1;
+    if (rc == 0)
+        fill_runs(t, dc, n, first / PACK_RUN, (end + PACK_RUN - 1) / PACK_RUN, runs, p);
     free(runs);
-    return 0;
+    return rc;
 }
 
 int pack_max_dtw(const Packed *p, uint64_t n)

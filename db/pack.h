@@ -23,6 +23,12 @@ typedef struct {
  * Returns 0, or -1 out of memory (then packed_free(p) still applies). */
 int pack_values(const DbTable *t, const uint8_t *dc, Packed *p);
 
+/* pack_values for a table held in shares (db_share; db_share_align a multiple of the runs
+ * of PACK_RUN positions in which the values are carried): p's arrays are filled in this
+ * process's share only, its width and constants are those of the whole slice. Collective.
+ * Returns 0, or -1 out of memory or if a transfer failed. */
+int pack_values_shared(const DbTable *t, const uint8_t *dc, const DbShares *sh, Packed *p);
+
 /* Releases p's arrays (from pack_values). */
 void packed_free(Packed *p);
 

@@ -206,55 +206,72 @@ static uint8_t *dont_care_of(const Variant *v, const DbTable *t)
     return d.dc;
 }
 
-static int write_slice(hid_t file, const Variant *v, DbTable *t)
+/* Slice t into the open file (rank 0 of sh; the file -1 on the others) or, without sh (NULL),
+ * written by this process alone. */
+static int write_slice(hid_t file, const Variant *v, DbTable *t, const DbShares *sh)
 {
-    char name[DB_NAME_MAX], rules[VARIANT_RULES_MAX];
-    material_name(t->slice.m, name);
-    variant_rules_text(v, rules);
-    hid_t gcpl = H5Pcreate(H5P_GROUP_CREATE);
-    H5Pset_obj_track_times(gcpl, 0);
-    hid_t g = H5Gcreate2(file, name, H5P_DEFAULT, gcpl, H5P_DEFAULT);
-    H5Pclose(gcpl);
-    if (g < 0)
-        return -1;
+    bool writer = !sh || sh->rank == 0;
+    hid_t g = -1;
     int bad = 0;
-    bad |= h5_attr_write_string(g, "variant", v->name) < 0;
-    bad |= h5_attr_write_string(g, "rules", rules) < 0;
-    bad |= h5_attr_write_u64(g, "index_version", DB_INDEX_VERSION) < 0;
-    int8_t mat[4] = {t->slice.m.um, t->slice.m.uk, t->slice.m.tm, t->slice.m.tk};
-    hsize_t four = 4;
-    hid_t mt = H5Tarray_create2(H5T_NATIVE_INT8, 1, &four);
-    bad |= h5_attr_write(g, "material", mt, mat) < 0;
-    H5Tclose(mt);
-    bad |= h5_attr_write_u64(g, "positions", t->slice.size) < 0;
-    bad |= h5_attr_write_u64(g, "wins", t->wins) < 0;
-    bad |= h5_attr_write_u64(g, "draws", t->draws) < 0;
-    bad |= h5_attr_write_u64(g, "losses", t->losses) < 0;
-    bad |= h5_attr_write_u64(g, "max_dtw", (uint64_t)t->max_dtw) < 0;
-    bad |= h5_attr_write_u64(g, "checksum", t->checksum) < 0;
-    uint8_t *dc = t->dont_care ? t->dont_care : dont_care_of(v, t);
+    if (writer) {
+        char name[DB_NAME_MAX], rules[VARIANT_RULES_MAX];
+        material_name(t->slice.m, name);
+        variant_rules_text(v, rules);
+        hid_t gcpl = H5Pcreate(H5P_GROUP_CREATE);
+        H5Pset_obj_track_times(gcpl, 0);
+        g = file >= 0 ? H5Gcreate2(file, name, H5P_DEFAULT, gcpl, H5P_DEFAULT) : -1;
+        H5Pclose(gcpl);
+        bad |= g < 0;
+        if (g >= 0) {
+            bad |= h5_attr_write_string(g, "variant", v->name) < 0;
+            bad |= h5_attr_write_string(g, "rules", rules) < 0;
+            bad |= h5_attr_write_u64(g, "index_version", DB_INDEX_VERSION) < 0;
+            int8_t mat[4] = {t->slice.m.um, t->slice.m.uk, t->slice.m.tm, t->slice.m.tk};
+            hsize_t four = 4;
+            hid_t mt = H5Tarray_create2(H5T_NATIVE_INT8, 1, &four);
+            bad |= h5_attr_write(g, "material", mt, mat) < 0;
+            H5Tclose(mt);
+            bad |= h5_attr_write_u64(g, "positions", t->slice.size) < 0;
+            bad |= h5_attr_write_u64(g, "wins", t->wins) < 0;
+            bad |= h5_attr_write_u64(g, "draws", t->draws) < 0;
+            bad |= h5_attr_write_u64(g, "losses", t->losses) < 0;
+            bad |= h5_attr_write_u64(g, "max_dtw", (uint64_t)t->max_dtw) < 0;
+            bad |= h5_attr_write_u64(g, "checksum", t->checksum) < 0;
+        }
+    }
+    /* (With shares, every process goes through the same steps below whatever failed, so that
+     * none waits for another; the outcome is rank 0's.) */
+    uint8_t *dc = t->dont_care || sh ? t->dont_care : dont_care_of(v, t);
     Packed p = {0};
-    if (!dc || pack_values(t, dc, &p) < 0) {
-        bad = 1;
-    } else {
-        uint64_t sw = 0, sd = 0;
-        if (p.constant_wdl >= 0)
+    bool packed = dc && pack_values_shared(t, dc, sh, &p) == 0;
+    bad |= !packed;
+    uint64_t n = t->slice.size, sw = 0, sd = 0;
+    /* Every process goes on only if all packed their share. */
+    for (int r = 0; sh && r < sh->ranks; r++) {
+        bool theirs = packed;
+        if (!sh->broadcast(sh->ctx, &theirs, sizeof theirs, r) || !theirs)
+            packed = false;
+    }
+    if (packed) {
+        if (p.constant_wdl >= 0 && writer)
             bad |= h5_attr_write_u64(g, "wdl_constant", (uint64_t)p.constant_wdl) < 0;
-        else
-            bad |= chunk_write(g, "wdl", 1, p.wdl2, (t->slice.size + 3) / 4, 0, CHUNK_LZ4HC_LEVEL, &sw) < 0;
-        if (p.constant_dtw >= 0)
+        else if (p.constant_wdl < 0)
+            bad |= chunk_write_shared(g, "wdl", 1, p.wdl2, (n + 3) / 4, n, 4, 0, CHUNK_LZ4HC_LEVEL, sh, &sw) < 0;
+        if (p.constant_dtw >= 0 && writer)
             bad |= h5_attr_write_u64(g, "dtw_constant", (uint64_t)p.constant_dtw) < 0;
-        else
-            bad |= chunk_write(g, "dtw", p.half_size, p.half, t->slice.size, CHUNK_DTW_BLOCK,
-                                   CHUNK_DTW_LZ4HC_LEVEL, &sd) < 0;
-        bad |= h5_attr_write_u64(g, "values_check",
-                        stored_values_check(p.constant_wdl >= 0 ? p.constant_wdl : -1,
-                                            p.constant_dtw >= 0 ? p.constant_dtw : -1, sw, sd)) < 0;
+        else if (p.constant_dtw < 0)
+            bad |= chunk_write_shared(g, "dtw", p.half_size, p.half, n, n, 1, CHUNK_DTW_BLOCK, CHUNK_DTW_LZ4HC_LEVEL,
+                                      sh, &sd) < 0;
+        if (writer)
+            bad |= h5_attr_write_u64(g, "values_check",
+                                     stored_values_check(p.constant_wdl >= 0 ? p.constant_wdl : -1,
+                                                         p.constant_dtw >= 0 ? p.constant_dtw : -1, sw, sd)) < 0;
     }
     packed_free(&p);
     if (dc != t->dont_care)
         free(dc);
-    H5Gclose(g);
+    if (g >= 0)
+        H5Gclose(g);
     return bad ? -1 : 0;
 }
 
@@ -270,41 +287,67 @@ static int fsync_path(const char *path)
 
 int store_write_unit(const char *dir, const Variant *v, DbTable *const *tables, int n, char *err, size_t errlen)
 {
+    return store_write_unit_shared(dir, v, tables, n, NULL, err, errlen);
+}
+
+int store_write_unit_shared(const char *dir, const Variant *v, DbTable *const *tables, int n, const DbShares *sh,
+                            char *err, size_t errlen)
+{
     char path[PATH_LEN], tmp[PATH_LEN], rules[VARIANT_RULES_MAX];
+    bool writer = !sh || sh->rank == 0;
+    if (sh && db_share_align % DB_SHARE_ALIGN != 0)
+        FAIL(DAMAS_ERR_RANGE, "shares of %llu positions do not hold whole chunks", (unsigned long long)db_share_align);
     if (h5_init() < 0)
         FAIL(DAMAS_ERR_RANGE, "cannot register the HDF5 LZ4 filter");
     unit_path(dir, tables[0]->slice.m, "", path);
     char suffix[32];
     snprintf(suffix, sizeof suffix, ".%ld.tmp", (long)getpid());
     unit_path(dir, tables[0]->slice.m, suffix, tmp);
-    hid_t fcpl = H5Pcreate(H5P_FILE_CREATE);
-    H5Pset_obj_track_times(fcpl, 0);
-    hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
-    H5Pset_libver_bounds(fapl, H5F_LIBVER_V18, H5F_LIBVER_LATEST);
-    hid_t file = H5Fcreate(tmp, H5F_ACC_TRUNC, fcpl, fapl);
-    H5Pclose(fcpl);
-    H5Pclose(fapl);
-    if (file < 0)
-        FAIL(DAMAS_ERR_IO, "cannot create %s (directory missing, read-only or full?)", tmp);
-    variant_rules_text(v, rules);
-    int bad = h5_attr_write_string(file, "format", "damas endgame database") < 0;
-    bad |= h5_attr_write_string(file, "variant", v->name) < 0;
-    bad |= h5_attr_write_string(file, "rules", rules) < 0;
-    bad |= h5_attr_write_u64(file, "index_version", DB_INDEX_VERSION) < 0;
-    bad |= h5_attr_write_u64(file, "format_version", DB_FORMAT_VERSION) < 0;
-    for (int i = 0; i < n && !bad; i++)
-        bad |= write_slice(file, v, tables[i]) < 0;
-    bad |= H5Fclose(file) < 0;
-    if (bad || fsync_path(tmp) != 0) {
-        unlink(tmp);
-        FAIL(DAMAS_ERR_IO, "cannot write %s (disk full?)", tmp);
+    hid_t file = -1;
+    int bad = 0;
+    if (writer) {
+        hid_t fcpl = H5Pcreate(H5P_FILE_CREATE);
+        H5Pset_obj_track_times(fcpl, 0);
+        hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
+        H5Pset_libver_bounds(fapl, H5F_LIBVER_V18, H5F_LIBVER_LATEST);
+        file = H5Fcreate(tmp, H5F_ACC_TRUNC, fcpl, fapl);
+        H5Pclose(fcpl);
+        H5Pclose(fapl);
+        variant_rules_text(v, rules);
+        if (file < 0 && !sh)
+            FAIL(DAMAS_ERR_IO, "cannot create %s (directory missing, read-only or full?)", tmp);
+        bad = file < 0;
+        if (file >= 0) {
+            bad |= h5_attr_write_string(file, "format", "damas endgame database") < 0;
+            bad |= h5_attr_write_string(file, "variant", v->name) < 0;
+            bad |= h5_attr_write_string(file, "rules", rules) < 0;
+            bad |= h5_attr_write_u64(file, "index_version", DB_INDEX_VERSION) < 0;
+            bad |= h5_attr_write_u64(file, "format_version", DB_FORMAT_VERSION) < 0;
+        }
     }
-    if (rename(tmp, path) != 0) {
-        unlink(tmp);
-        FAIL(DAMAS_ERR_IO, "cannot rename %s: %s", tmp, strerror(errno));
+    /* (With shares, every slice is written whatever failed: the steps are collective.) */
+    for (int i = 0; i < n && (sh || !bad); i++)
+        bad |= write_slice(file, v, tables[i], sh) < 0;
+    if (file >= 0)
+        bad |= H5Fclose(file) < 0;
+    if (writer) {
+        if (bad || fsync_path(tmp) != 0) {
+            unlink(tmp);
+            bad = 1;
+            snprintf(err, errlen, "cannot write %s (disk full?)", tmp);
+        } else if (rename(tmp, path) != 0) {
+            unlink(tmp);
+            bad = 2;
+            snprintf(err, errlen, "cannot rename %s: %s", tmp, strerror(errno));
+        } else {
+            fsync_path(dir);
+        }
     }
-    fsync_path(dir);
-    return DAMAS_OK;
+    if (sh && !sh->broadcast(sh->ctx, &bad, sizeof bad, 0))
+        bad = 1;
+    if (bad && !writer)
+        snprintf(err, errlen, "rank 0 could not write %s", path);
+    return bad ? DAMAS_ERR_IO : DAMAS_OK;
 }
 
 /* Checks slice group g's attributes against v and the expected size; its checksum in *checksum. */

@@ -41,6 +41,13 @@ bool store_unit_exists(const char *dir, Material m);
  * leaves them so); their dont_care flags are computed if NULL. */
 int store_write_unit(const char *dir, const Variant *v, DbTable *const *tables, int n, char *err, size_t errlen);
 
+/* store_write_unit for tables held in shares by several processes (table.h): each packs and
+ * encodes its share, rank 0 writes the file (the same bytes as one process writes). The
+ * statistics must be current on every process (table_stats_shared) and the don't-care flags
+ * set. Collective; every process gets rank 0's outcome. */
+int store_write_unit_shared(const char *dir, const Variant *v, DbTable *const *tables, int n, const DbShares *sh,
+                            char *err, size_t errlen);
+
 /* Loads the unit containing m (its slices) into s, checking variant, index and format
  * versions, sizes and checksums; the positions stored as don't-cares get their values from
  * their captures, so the units those lead to must be in s already (load in gen_units order).

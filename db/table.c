@@ -35,35 +35,50 @@ static inline uint64_t dtw_lanes(uint64_t x)
 /* The checksum of t's values: its win/draw/loss bytes, eight (one little-endian word) at a
  * time, the tail zero-padded; then its distances as little-endian 16-bit values, four a word.
  * Eight one-byte codes at a time where the table has them (the loops below would take most of
- * building a unit's tables), the tail and two-byte codes one by one. */
-static uint64_t table_checksum(const DbTable *t)
+ * building a unit's tables), the tail and two-byte codes one by one. Each pass goes over
+ * positions [lo, hi) (lo a multiple of 8) continuing the chain from h, so that the chain can
+ * pass from share to share. */
+static uint64_t checksum_wdl(const DbTable *t, uint64_t lo, uint64_t hi, uint64_t h)
 {
-    uint64_t n = t->slice.size, h = 0xcbf29ce484222325ull, i = 0;
-    uint64_t whole = t->code8 && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ ? n / 8 * 8 : 0;
+    uint64_t i = lo, whole = t->code8 && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ ? lo + (hi - lo) / 8 * 8 : lo;
     for (; i < whole; i += 8) {
         uint64_t x;
         memcpy(&x, t->code8 + i, 8);
         h = hash_step(h, wdl_bytes(x));
     }
-    for (; i < n; i += 8) {
+    for (; i < hi; i += 8) {
         uint64_t w = 0;
-        for (uint64_t k = 0; k < 8 && i + k < n; k++)
+        for (uint64_t k = 0; k < 8 && i + k < hi; k++)
             w |= (uint64_t)table_wdl(t, i + k) << (8 * k);
         h = hash_step(h, w);
     }
-    for (i = 0; i < whole; i += 8) {
+    return h;
+}
+
+static uint64_t checksum_dtw(const DbTable *t, uint64_t lo, uint64_t hi, uint64_t h)
+{
+    uint64_t i = lo, whole = t->code8 && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ ? lo + (hi - lo) / 8 * 8 : lo;
+    for (; i < whole; i += 8) {
         uint64_t x;
         memcpy(&x, t->code8 + i, 8);
         h = hash_step(h, dtw_lanes(x));
         h = hash_step(h, dtw_lanes(x >> 32));
     }
-    for (; i < n; i += 4) {
+    for (; i < hi; i += 4) {
         uint64_t w = 0;
-        for (uint64_t k = 0; k < 4 && i + k < n; k++)
+        for (uint64_t k = 0; k < 4 && i + k < hi; k++)
             w |= (uint64_t)table_dtw(t, i + k) << (16 * k);
         h = hash_step(h, w);
     }
     return h;
+}
+
+enum { CHECKSUM_START = 0xcbf29ce484222325ull };
+
+static uint64_t table_checksum(const DbTable *t)
+{
+    uint64_t n = t->slice.size;
+    return checksum_dtw(t, 0, n, checksum_wdl(t, 0, n, CHECKSUM_START));
 }
 
 void table_checksums(DbTable *const *t, int n)
@@ -73,17 +88,23 @@ void table_checksums(DbTable *const *t, int n)
         t[k]->checksum = table_checksum(t[k]);
 }
 
-void table_stats(DbTable *t)
+typedef struct {
+    uint64_t losses, draws, wins, max;
+} Counts;
+
+/* The counts and longest win of positions [lo, hi) of t, in parallel; with `checksum`, one
+ * thread computes t's checksum meanwhile (it is one chain of steps) into *h. */
+static Counts count_range(const DbTable *t, uint64_t lo, uint64_t hi, bool checksum, uint64_t *h)
 {
-    /* The checksum is one chain of steps: one thread computes it while the others count. */
-    uint64_t losses = 0, draws = 0, wins = 0, n = t->slice.size, h = 0;
+    uint64_t losses = 0, draws = 0, wins = 0;
     int max = 0;
-#pragma omp parallel if (n > (1u << 20))
+#pragma omp parallel if (hi - lo > (1u << 20))
     {
 #pragma omp single nowait
-        h = table_checksum(t);
+        if (checksum)
+            *h = table_checksum(t);
 #pragma omp for schedule(dynamic, 1 << 16) reduction(+ : losses, draws, wins) reduction(max : max)
-        for (uint64_t i = 0; i < n; i++) {
+        for (uint64_t i = lo; i < hi; i++) {
             unsigned c = table_code(t, i);
             int w = db_code_wdl(c);
             losses += w == DB_LOSS;
@@ -93,11 +114,65 @@ void table_stats(DbTable *t)
             max = d > max ? d : max;
         }
     }
-    t->losses = losses;
-    t->draws = draws;
-    t->wins = wins;
-    t->max_dtw = max;
+    return (Counts){losses, draws, wins, (uint64_t)max};
+}
+
+static void set_counts(DbTable *t, Counts c)
+{
+    t->losses = c.losses;
+    t->draws = c.draws;
+    t->wins = c.wins;
+    t->max_dtw = (int)c.max;
+}
+
+void table_stats(DbTable *t)
+{
+    uint64_t h = 0;
+    set_counts(t, count_range(t, 0, t->slice.size, true, &h));
     t->checksum = h;
+}
+
+uint64_t db_share_align = DB_SHARE_ALIGN;
+
+void db_share(uint64_t size, int rank, int ranks, uint64_t *first, uint64_t *end)
+{
+    /* The equal division's boundaries, each rounded up to the alignment (so a slice smaller
+     * than that is all rank 0's). */
+    uint64_t b[2];
+    for (int k = 0; k < 2; k++) {
+        uint64_t at = (uint64_t)((unsigned __int128)size * (unsigned)(rank + k) / (unsigned)ranks);
+        at = (at + db_share_align - 1) / db_share_align * db_share_align;
+        b[k] = at < size ? at : size;
+    }
+    *first = b[0];
+    *end = b[1];
+}
+
+bool table_stats_shared(DbTable *t, const DbShares *sh)
+{
+    uint64_t first, end, n = t->slice.size;
+    db_share(n, sh->rank, sh->ranks, &first, &end);
+    Counts mine = count_range(t, first, end, false, NULL), all = {0, 0, 0, 0};
+    bool ok = true;
+    for (int r = 0; r < sh->ranks && ok; r++) {
+        Counts c = mine;
+        ok = sh->broadcast(sh->ctx, &c, sizeof c, r);
+        all.losses += c.losses;
+        all.draws += c.draws;
+        all.wins += c.wins;
+        all.max = c.max > all.max ? c.max : all.max;
+    }
+    set_counts(t, all);
+    /* The chain passes through the shares in order, the values' pass then the distances'. */
+    uint64_t h = CHECKSUM_START;
+    for (int pass = 0; pass < 2 && ok; pass++)
+        for (int r = 0; r < sh->ranks && ok; r++) {
+            if (r == sh->rank)
+                h = pass == 0 ? checksum_wdl(t, first, end, h) : checksum_dtw(t, first, end, h);
+            ok = sh->broadcast(sh->ctx, &h, sizeof h, r);
+        }
+    t->checksum = h;
+    return ok;
 }
 
 bool table_alloc(DbTable *t, bool wide)

@@ -109,6 +109,32 @@ static inline void table_set(DbTable *t, uint64_t i, int wdl, int dtw)
 
 /* Counts, longest win and checksum of t's values. */
 void table_stats(DbTable *t);
+
+/* ---- a table held in shares by several processes (`damas gen --split`) ----
+ *
+ * Process `rank` of `ranks` holds the positions [first, end) of every slice (db_share): the
+ * shares start at multiples of db_share_align positions, so that every stored chunk of a
+ * slice's values and distances (db/chunk.h) lies in one share. Its table is allocated for the
+ * whole slice but written, and so resident, only in its share. The functions taking DbShares
+ * are collective: every process calls them at the same point, in the same order. */
+enum { DB_SHARE_ALIGN = 1 << 20 };
+extern uint64_t db_share_align;   /* DB_SHARE_ALIGN; tests of the solver narrow it */
+
+void db_share(uint64_t size, int rank, int ranks, uint64_t *first, uint64_t *end);
+
+typedef struct {
+    int rank, ranks;
+    void *ctx;
+    /* Copies bytes [0, bytes) of buf on process `root` to buf on every process. */
+    bool (*broadcast)(void *ctx, void *buf, size_t bytes, int root);
+    /* Copies `bytes` bytes of buf on process `from` to buf on process `to` (the others do
+     * nothing). */
+    bool (*send)(void *ctx, void *buf, size_t bytes, int from, int to);
+} DbShares;
+
+/* table_stats of a table held in shares: the counts added up over the processes, the
+ * checksum chained from share to share; every process gets them. False if a transfer failed. */
+bool table_stats_shared(DbTable *t, const DbShares *sh);
 /* The checksums of tables t[0..n-1], whose counts and longest wins are set: each is one chain
  * of steps, so the tables are shared among the threads. */
 void table_checksums(DbTable *const *t, int n);

@@ -14,8 +14,8 @@
 #include "../db/probe.h"
 #include "solve.h"
 
-/* Solves unit m from the tables in set, writes it to dir (with a split: rank 0 writes) and
- * adds its tables to set. */
+/* Solves unit m from the tables in set, writes it to dir and adds its tables to set; with a
+ * split, from the tables on disk (through `disk`), written by all ranks together and not kept. */
 static int solve_unit(DbSet *set, DbProbe *disk, Material m, const char *dir, int threads, SolveSplit *split,
                       const SolveWatch *watch, GenUnitTimes *times, char *err, size_t errlen)
 {
@@ -23,14 +23,16 @@ static int solve_unit(DbSet *set, DbProbe *disk, Material m, const char *dir, in
     int nout = 0;
     int rc = unit_solve_split(set, disk, m, threads, split, watch, out, &nout, &times->solve, err, errlen);
     double t0 = system_now();
-    if (rc == DAMAS_OK && (!split || split->rank == 0))
-        rc = store_write_unit(dir, &set->variant, out, nout, err, errlen);
+    DbShares sh = split ? solve_shares(split) : (DbShares){0};
+    if (rc == DAMAS_OK)
+        rc = split ? store_write_unit_shared(dir, &set->variant, out, nout, &sh, err, errlen)
+                   : store_write_unit(dir, &set->variant, out, nout, err, errlen);
     times->write = system_now() - t0;
     for (int i = 0; i < nout; i++) {
         Material t = out[i]->slice.m;
         mem_release(out[i]->dont_care);
         out[i]->dont_care = NULL;
-        if (rc == DAMAS_OK)
+        if (rc == DAMAS_OK && !split)
             set->t[t.um][t.uk][t.tm][t.tk] = out[i];
         else
             table_free(out[i]);
@@ -66,17 +68,25 @@ int gen_hold_needed(DbSet *set, const Material *units, int end, const bool *pres
     return rc;
 }
 
-/* A top unit of a low-memory plan: the smaller units it needs loaded (again), the others of
- * its piece count less one dropped (gen_lean_holds), the units it promotes into read from
- * disk. */
-static int solve_lean(DbSet *set, const Material *units, const GenPlan *plan, int u, const char *dir, int threads,
-                      SolveSplit *split, const SolveWatch *watch, GenUnitTimes *times, char *err, size_t errlen)
+/* Unit u solved with the units it promotes into (and with a split, every unit it needs) read
+ * from disk through the probe cache. Without a split, a top unit of a low-memory plan: the
+ * smaller units it needs loaded (again), the others of its piece count less one dropped
+ * (gen_lean_holds). */
+static int solve_from_disk(DbSet *set, const Material *units, const GenPlan *plan, int u, const char *dir,
+                           int threads, SolveSplit *split, const SolveWatch *watch, GenUnitTimes *times, char *err,
+                           size_t errlen)
 {
-    int rc = gen_hold_needed(set, units, plan->lean_from, NULL, u, material_pieces(units[u]) - 1, dir, err, errlen);
+    int rc = split ? DAMAS_OK
+                   : gen_hold_needed(set, units, plan->lean_from, NULL, u, material_pieces(units[u]) - 1, dir, err,
+                                     errlen);
     if (rc != DAMAS_OK)
         return rc;
-    DbProbe *disk = probe_open(dir, &set->variant, DISK_CACHE_BYTES, err, errlen);
-    if (!disk)
+    /* (A unit that needs no other, the first of a build, has nothing on disk to read.) */
+    bool needs = false;
+    for (int d = 0; d < u && !needs; d++)
+        needs = gen_unit_needs(units[u], units[d]);
+    DbProbe *disk = needs ? probe_open(dir, &set->variant, DISK_CACHE_BYTES, err, errlen) : NULL;
+    if (needs && !disk)
         return DAMAS_ERR_RANGE;
     rc = solve_unit(set, disk, units[u], dir, threads, split, watch, times, err, errlen);
     probe_close(disk);
@@ -166,11 +176,12 @@ int gen_run_split(const Variant *v, int pieces, const char *dir, int threads, So
         snprintf(err, errlen, "the ranks could not agree on the units on disk");
         rc = DAMAS_ERR_RANGE;
     }
-    gen_plan(units, n, on_disk, v->rules.board_size, split ? split->ranks : 1, plan);
+    gen_plan(units, n, on_disk, v->rules.board_size, 1, plan);
     /* Without a split, a build that would not fit keeping every table it needs (or any build
-     * with low_memory) follows the low-memory plan. */
+     * with low_memory) follows the low-memory plan. (A split keeps no table: every unit reads
+     * all it needs from disk.) */
     uint64_t keeping = plan->peak_bytes;
-    if (low_memory || (!split && keeping > gen_memory_size())) {
+    if (!split && (low_memory || keeping > gen_memory_size())) {
         gen_plan_lean(units, n, on_disk, v->rules.board_size, split ? split->ranks : 1, 0, plan);
         /* (Where it would take more than the usual plan, it is no help: that one is refused.) */
         if (!gen_lean_chosen(low_memory, keeping, plan->peak_bytes, gen_memory_size())) {
@@ -180,7 +191,7 @@ int gen_run_split(const Variant *v, int pieces, const char *dir, int threads, So
              * for the low-memory plan with no limit given: then it holds the least it can. (The
              * ranks of a split may share a machine: they keep none.) */
             uint64_t least = plan->peak_bytes;
-            if (!split && (!low_memory || gen_memory_limit()))
+            if (!low_memory || gen_memory_limit())
                 gen_plan_lean(units, n, on_disk, v->rules.board_size, 1, gen_keep_budget(), plan);
             if (progress && progress->note) {
                 char note[320];
@@ -215,11 +226,11 @@ int gen_run_split(const Variant *v, int pieces, const char *dir, int threads, So
         TickRelay relay = {progress, {u + 1, n, name, SOLVE_INIT, 0, 0, 0}};
         SolveWatch watch = {relay_tick, &relay}, *w = progress && progress->unit_tick ? &watch : NULL;
         /* A unit on disk that nothing left to solve needs is not read at all. */
-        if (!on_disk[u] && u >= plan->lean_from)
-            rc = solve_lean(set, units, plan, u, dir, threads, split, w, &times, err, errlen);
+        if (!on_disk[u] && (split || u >= plan->lean_from))
+            rc = solve_from_disk(set, units, plan, u, dir, threads, split, w, &times, err, errlen);
         else if (!on_disk[u])
             rc = solve_unit(set, NULL, units[u], dir, threads, split, w, &times, err, errlen);
-        else if (plan->load[u])
+        else if (plan->load[u] && !split)
             rc = store_load_unit(dir, units[u], true, set, err, errlen);
         /* With a split, rank 0 writes each unit: the others wait for its file (a later unit
          * may read it from disk), and all stop if any failed. */

@@ -53,10 +53,12 @@ int gen_run(const Variant *v, int pieces, const char *dir, int threads, const Ge
             size_t errlen);
 
 /* gen_run with every unit solved together by the ranks of `split` (unit_solve_split; NULL:
- * gen_run): all ranks hold the same tables, rank 0 writes the files. The caller has checked
- * the memory (gen_check_memory) and the directory's manifest, on every rank; `progress`
- * should be given on one rank only. The low-memory plan (gen_plan_lean) is followed if
- * `low_memory`, or without a split if the usual one would not fit in this machine's memory. */
+ * gen_run): each rank holds its share of the unit being solved and no other table, reads
+ * every unit it needs from dir through the probe cache, and the ranks write each file
+ * together (store_write_unit_shared). The caller has checked the memory (gen_check_memory)
+ * and the directory's manifest, on every rank; `progress` should be given on one rank only.
+ * Without a split, the low-memory plan (gen_plan_lean) is followed if `low_memory`, or if the
+ * usual one would not fit in this machine's memory. */
 int gen_run_split(const Variant *v, int pieces, const char *dir, int threads, SolveSplit *split, bool low_memory,
                   const GenProgress *progress, char *err, size_t errlen);
 
@@ -101,7 +103,7 @@ typedef struct {
     uint64_t lean_keep_bytes; /* the same keeping top units within memory_bytes */
     int lean_kept, top_units; /* of the top units solved that others promote into, those it keeps */
     uint64_t split_bytes;     /* peak a rank with every unit split over `ranks` (--split) */
-    uint64_t split_lean_bytes;   /* the same with the low-memory plan (--split --low-memory) */
+    uint64_t split_traffic;   /* bytes of updates sent between the ranks, estimated */
     uint64_t memory_bytes;    /* gen_memory_size() */
     bool lean;                /* gen follows the low-memory plan */
     bool fits;                /* and it fits in memory_bytes */
@@ -145,6 +147,12 @@ void gen_plan(const Material *units, int n, const bool *on_disk, int board, int 
 void gen_plan_lean(const Material *units, int n, const bool *on_disk, int board, int ranks, uint64_t budget,
                    GenPlan *plan);
 
+/* The most bytes a rank holds building the units not on_disk with every unit split over
+ * `ranks` (gen_run_split), and the bytes of updates the ranks send each other in all
+ * (estimated: docs/DISTRIBUTED.md). */
+void gen_split_plan(const Material *units, int n, const bool *on_disk, int board, int ranks, uint64_t *bytes,
+                    uint64_t *traffic);
+
 /* Whether a build follows the low-memory plan: if asked (`low_memory`), or if the usual plan's
  * `usual` bytes exceed `have` and the low-memory plan's `lean` are fewer. */
 static inline bool gen_lean_chosen(bool low_memory, uint64_t usual, uint64_t lean, uint64_t have)
@@ -157,11 +165,11 @@ static inline bool gen_lean_chosen(bool low_memory, uint64_t usual, uint64_t lea
 bool gen_lean_holds(const Material *units, const GenPlan *plan, int u, int d);
 
 /* Refuses (DAMAS_ERR_RANGE, with the figures) an MPI build of `ranks` ranks that would not fit
- * in this machine's memory with `node_ranks` of them on it: with units split among the ranks
- * (`split`), each rank following gen_plan, or gen_plan_lean if *low_memory or if the usual
- * plan does not fit and that one needs less (then *low_memory is set), for the units on_disk
- * (n = gen_units' count); without, each keeping every table it loads. (gen_run checks its own
- * plan's peak.) */
+ * in this machine's memory with `node_ranks` of them on it (or, under --max-memory, in that
+ * much a rank): with units split among the ranks (`split`), gen_split_plan's figure for the
+ * units not on_disk (n = gen_units' count; *low_memory is cleared: a split reads every unit
+ * from disk); without, each keeping every table it loads. (gen_run checks its own plan's
+ * peak.) */
 int gen_check_memory(const Variant *v, int pieces, int ranks, int node_ranks, bool split, bool *low_memory,
                      const bool *on_disk, char *err, size_t errlen);
 

@@ -15,7 +15,9 @@
  *
  * With --split, the ranks instead solve every unit together, in order, each owning a share of
  * its positions (unit_solve_split, docs/DISTRIBUTED.md): the updates that cross shares go
- * out once per level with MPI_Alltoallv, the finished tables are broadcast, rank 0 writes. */
+ * out in rounds of a level with MPI_Alltoallv; each rank packs and encodes its share of the
+ * finished tables and sends the encoded chunks to rank 0, which writes the file; every unit
+ * a rank needs is read from the shared directory through the probe cache. */
 #include <mpi.h>
 #include <limits.h>
 #include <pthread.h>
@@ -27,7 +29,7 @@
 #include "../core/system.h"
 #include "gen.h"
 
-enum { TAG_REPORT = 1, TAG_WORK = 2, STOP = -1 };
+enum { TAG_REPORT = 1, TAG_WORK = 2, TAG_SHARE = 3, STOP = -1 };
 
 typedef struct {
     int unit;            /* finished, or -1 on the first request */
@@ -285,14 +287,31 @@ static bool split_broadcast(void *ctx, void *buf, size_t bytes, int root)
     return true;
 }
 
+static bool split_send(void *ctx, void *buf, size_t bytes, int from, int to)
+{
+    (void)ctx;
+    enum { PIECE = 1 << 30 };
+    int rank;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    for (size_t at = 0; at < bytes && (rank == from || rank == to); at += PIECE) {
+        int n = (int)(bytes - at < PIECE ? bytes - at : PIECE);
+        if (rank == from && MPI_Send((char *)buf + at, n, MPI_BYTE, to, TAG_SHARE, MPI_COMM_WORLD) != MPI_SUCCESS)
+            return false;
+        if (rank == to &&
+            MPI_Recv((char *)buf + at, n, MPI_BYTE, from, TAG_SHARE, MPI_COMM_WORLD, MPI_STATUS_IGNORE) != MPI_SUCCESS)
+            return false;
+    }
+    return true;
+}
+
 /* Every unit solved by all ranks together; then the work balance, printed by rank 0. */
-static int run_split(const Variant *v, int pieces, const char *dir, int threads, bool low_memory,
-                     const GenProgress *progress, int rank, int ranks, char *err, size_t errlen)
+static int run_split(const Variant *v, int pieces, const char *dir, int threads, const GenProgress *progress,
+                     int rank, int ranks, char *err, size_t errlen)
 {
     SolveSplit split = {.rank = rank, .ranks = ranks, .exchange = split_exchange, .max = split_max,
-                        .broadcast = split_broadcast};
+                        .broadcast = split_broadcast, .send = split_send};
     double t0 = system_now();
-    int rc = gen_run_split(v, pieces, dir, threads, &split, low_memory, rank == 0 ? progress : NULL, err, errlen);
+    int rc = gen_run_split(v, pieces, dir, threads, &split, false, rank == 0 ? progress : NULL, err, errlen);
     if (rc != DAMAS_OK)
         return rc;
     double mine[6] = {(double)split.owned, (double)split.propagated, (double)split.sent, (double)split.received,
@@ -370,10 +389,7 @@ int gen_run_mpi(const Variant *v, int pieces, const char *dir, int threads, bool
         return rc == DAMAS_OK ? DAMAS_ERR_RANGE : rc;
     }
     if (split) {
-        /* Every rank follows the same plan: the low-memory one if any rank's memory needs it. */
-        int lean = low_memory, any_lean;
-        MPI_Allreduce(&lean, &any_lean, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-        rc = run_split(v, pieces, dir, threads, any_lean, progress, *rank, ranks, err, errlen);
+        rc = run_split(v, pieces, dir, threads, progress, *rank, ranks, err, errlen);
         if (rc != DAMAS_OK) {
             fprintf(stderr, "error: rank %d: %s\n", *rank, err);
             fflush(stderr);

@@ -37,6 +37,57 @@ static uint64_t solving_bytes(Material m, int board, int ranks)
     return propagating > tables ? propagating : tables;
 }
 
+/* With a split, a rank keeps no table: it holds its share of the unit being solved (as above,
+ * divided among the ranks) and, to write it, its share packed (the values at a quarter of a
+ * byte a position, the distances at up to two) and encoded (planned as large again: on rank
+ * 0, another rank's encoded share received), beside the probe cache through which it reads
+ * every unit it needs. */
+#define WRITE_BYTES 4.5
+
+static uint64_t shared_bytes(Material m, int board, int ranks)
+{
+    Slice a, b;
+    slice_init(&a, m, board);
+    uint64_t n0 = a.size, n1 = 0, r = (uint64_t)ranks;
+    if (!material_equal(m, material_swap(m))) {
+        slice_init(&b, material_swap(m), board);
+        n1 = b.size;
+    }
+    uint64_t n = n0 + n1, most = 0;
+    uint64_t phases[4] = {
+        (uint64_t)((WORD_BYTES + QUEUE_BYTES * QUEUE_SHARE) * (double)n) / r + QUEUE_BYTES * (uint64_t)SOLVE_ORDER_ROUND +
+            (ranks > 1 ? EXCHANGE_BYTES : 0),
+        (WORD_BYTES * n + TABLE_BYTES * n0) / r,
+        (WORD_BYTES * n1 + TABLE_BYTES * n) / r,
+        (uint64_t)(TABLE_BYTES * (double)n + WRITE_BYTES * (double)(n0 > n1 ? n0 : n1)) / r,
+    };
+    for (int k = 0; k < 4; k++)
+        most = phases[k] > most ? phases[k] : most;
+    return most + DISK_CACHE_BYTES;
+}
+
+/* Updates between ranks, from the largest ≤6 Brazilian unit split over ranks
+ * (docs/DISTRIBUTED.md): 72% of the positions decided, 9.4 updates each, 8 bytes an update,
+ * all but 1/R of them to another rank. */
+#define DECIDED_SHARE 0.72
+#define UPDATES_PER_DECIDED 9.4
+
+void gen_split_plan(const Material *units, int n, const bool *on_disk, int board, int ranks, uint64_t *bytes,
+                    uint64_t *traffic)
+{
+    double crossing = 0;
+    *bytes = 0;
+    for (int u = 0; u < n; u++) {
+        if (on_disk[u])
+            continue;
+        uint64_t b = shared_bytes(units[u], board, ranks);
+        *bytes = b > *bytes ? b : *bytes;
+        crossing += (double)gen_unit_size(units[u], board) * DECIDED_SHARE * UPDATES_PER_DECIDED * 8 *
+                    (double)(ranks - 1) / ranks;
+    }
+    *traffic = (uint64_t)crossing;
+}
+
 /* The drop schedule of units [0, n): a unit on disk is loaded if a unit to solve, or a unit
  * loaded, needs it; every unit held is dropped after the last unit that needs it. */
 static void plan_schedule(const Material *units, int n, const bool *on_disk, GenPlan *plan)
@@ -214,8 +265,7 @@ int gen_plan_summary(const Variant *v, int pieces, const char *dir, int ranks, b
     }
     gen_plan(units, n, on_disk, board, 1, plan);
     out->usual_bytes = plan->peak_bytes;
-    gen_plan(units, n, on_disk, board, ranks, plan);
-    out->split_bytes = plan->peak_bytes;
+    gen_split_plan(units, n, on_disk, board, ranks, &out->split_bytes, &out->split_traffic);
     gen_plan_lean(units, n, on_disk, board, 1, 0, plan);
     out->lean_bytes = plan->peak_bytes;
     for (int d = plan->lean_from; d < n; d++)
@@ -223,8 +273,6 @@ int gen_plan_summary(const Variant *v, int pieces, const char *dir, int ranks, b
     gen_plan_lean(units, n, on_disk, board, 1, gen_keep_budget(), plan);
     out->lean_keep_bytes = plan->peak_bytes;
     out->lean_kept = plan->lean_kept;
-    gen_plan_lean(units, n, on_disk, board, ranks, 0, plan);
-    out->split_lean_bytes = plan->peak_bytes;
     out->lean = gen_lean_chosen(low_memory, out->usual_bytes, out->lean_bytes, out->memory_bytes);
     out->fits = (out->lean ? out->lean_bytes : out->usual_bytes) <= out->memory_bytes;
     free(plan);
@@ -252,21 +300,12 @@ int gen_check_memory(const Variant *v, int pieces, int ranks, int node_ranks, bo
     int n = gen_units(pieces, v->rules.board_size, units);
     char how[96];
     if (split) {
-        GenPlan *plan = malloc(sizeof *plan);
-        if (!plan) {
-            snprintf(err, errlen, "out of memory");
-            return DAMAS_ERR_RANGE;
-        }
-        gen_plan(units, n, on_disk, v->rules.board_size, ranks, plan);
-        uint64_t peak = plan->peak_bytes;
-        gen_plan_lean(units, n, on_disk, v->rules.board_size, ranks, 0, plan);
         /* --max-memory caps each process; without it, the node's ranks share its memory. */
-        uint64_t share = memory_limit ? 1 : (uint64_t)node_ranks;
-        if ((*low_memory = gen_lean_chosen(*low_memory, peak * share, plan->peak_bytes * share, gen_memory_size())))
-            peak = plan->peak_bytes;
-        free(plan);
-        snprintf(how, sizeof how, " (%.1f GiB a rank%s, %d of the %d ranks on this machine)", (double)peak / (1 << 30),
-                 *low_memory ? ", low-memory plan" : "", node_ranks, ranks);
+        uint64_t peak, traffic, share = memory_limit ? 1 : (uint64_t)node_ranks;
+        gen_split_plan(units, n, on_disk, v->rules.board_size, ranks, &peak, &traffic);
+        *low_memory = false;
+        snprintf(how, sizeof how, " (%.2f GiB a rank, %d of the %d ranks on this machine)", (double)peak / (1 << 30),
+                 node_ranks, ranks);
         return gen_memory_fits(v, pieces, peak * share, how, err, errlen);
     }
     /* A rank keeps every unit it has needed: in the worst case, all. */

@@ -35,7 +35,7 @@ static int owner(const Solver *s, int part, uint64_t i)
     uint64_t size = s->slice[part].size, first, end;
     int ranks = s->split->ranks, r = (int)((unsigned __int128)i * (unsigned)ranks / size);
     for (;;) {
-        solve_share(size, r, ranks, &first, &end);
+        db_share(size, r, ranks, &first, &end);
         if (i < first)
             r--;
         else if (i >= end)

@@ -13,16 +13,11 @@
 
 int solve_lane_bits = SOLVE_LANE_BITS;
 
-void solve_share(uint64_t size, int rank, int ranks, uint64_t *first, uint64_t *end)
-{
-    *first = (uint64_t)((unsigned __int128)size * (unsigned)rank / (unsigned)ranks);
-    *end = (uint64_t)((unsigned __int128)size * (unsigned)(rank + 1) / (unsigned)ranks);
-}
-
 /* The solved part as a table: values, distances (undecided positions are draws), don't-care
  * flags, and the counts and longest win of the positions solved here; frees the working state.
- * `levels`: every distance is below it (on every rank). With a split, every rank sends its
- * share to all. The caller completes the statistics. */
+ * `levels`: every distance is below it (on every rank). With a split, the table is of this
+ * rank's share: allocated for the whole slice, written (and so resident) only there. The
+ * caller completes the statistics. */
 static DbTable *table_of(Solver *s, int part, int threads, int levels)
 {
     DbTable *t = calloc(1, sizeof *t);
@@ -57,17 +52,6 @@ static DbTable *table_of(Solver *s, int part, int threads, int levels)
     t->max_dtw = longest;
     mem_release(s->w[part]);
     s->w[part] = NULL;
-    for (int r = 0; s->split && r < s->split->ranks; r++) {
-        uint64_t first, end;
-        solve_share(n, r, s->split->ranks, &first, &end);
-        void *ctx = s->split->ctx;
-        void *codes = t->code8 ? (void *)(t->code8 + first) : (void *)(t->code16 + first);
-        if (!s->split->broadcast(ctx, codes, (end - first) * (t->code8 ? 1 : 2), r) ||
-            !s->split->broadcast(ctx, t->dont_care + first, end - first, r)) {
-            table_free(t);
-            return NULL;
-        }
-    }
     return t;
 }
 
@@ -99,7 +83,7 @@ static int solver_open(Solver *s, const DbSet *solved, DbProbe *disk, Material m
         s->lo[p] = 0;
         s->hi[p] = s->slice[p].size;
         if (split) {
-            solve_share(s->slice[p].size, split->rank, split->ranks, &s->lo[p], &s->hi[p]);
+            db_share(s->slice[p].size, split->rank, split->ranks, &s->lo[p], &s->hi[p]);
             split->owned += s->hi[p] - s->lo[p];
         }
         memory &= (s->w[p] = mem_huge((s->hi[p] - s->lo[p]) * sizeof *s->w[p])) != NULL;
@@ -246,8 +230,10 @@ static bool solver_tables(Solver *s, int levels, DbTable *done[2])
         if (!(done[p] = table_of(s, p, s->threads, levels)))
             return false;
     /* With a split, the counts taken in table_of were of this rank's share. */
+    DbShares sh = s->split ? solve_shares(s->split) : (DbShares){0};
     for (int p = 0; s->split && p < s->nparts; p++)
-        table_stats(done[p]);
+        if (!table_stats_shared(done[p], &sh))
+            return false;
     if (!s->split)
         table_checksums(done, s->nparts);
     return true;

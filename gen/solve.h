@@ -18,10 +18,11 @@ typedef struct {
 } SolveTimes;
 
 /* Solving one unit together with other processes (`mpirun damas gen --split`, gen/mpi.c):
- * this process owns share `rank` of `ranks` of each slice's index range (solve_share), keeps
- * the working state of those positions only, and hands the updates that fall in other shares
- * to `exchange` after each round of a level (SOLVE_EXCHANGE_ROUND). The three functions are
- * collective: every rank calls them at the same point, in the same order. */
+ * this process owns share `rank` of `ranks` of each slice's index range (db_share), keeps
+ * the working state and the finished table of those positions only, and hands the updates
+ * that fall in other shares to `exchange` after each round of a level (SOLVE_EXCHANGE_ROUND).
+ * The functions are collective: every rank calls them at the same point, in the same order
+ * (`send`: the two ranks it names). */
 typedef struct {
     int rank, ranks;
     /* Queued positions a rank propagates between two exchanges (whole queue blocks, at least
@@ -36,13 +37,18 @@ typedef struct {
     int (*max)(void *ctx, int value);
     /* Copies bytes [0, bytes) of buf on rank `root` to buf on every rank; false on failure. */
     bool (*broadcast)(void *ctx, void *buf, size_t bytes, int root);
+    /* Copies `bytes` bytes of buf on rank `from` to buf on rank `to`; false on failure. */
+    bool (*send)(void *ctx, void *buf, size_t bytes, int from, int to);
     /* Added up by unit_solve_split, for the work balance: positions owned, decided positions
      * whose predecessors this rank generated, updates sent to other ranks and received. */
     uint64_t owned, propagated, sent, received;
 } SolveSplit;
 
-/* Share `rank` of `ranks` of the index range [0, size): [*first, *end). */
-void solve_share(uint64_t size, int rank, int ranks, uint64_t *first, uint64_t *end);
+/* The split's collectives as the table and storage code takes them (db/table.h). */
+static inline DbShares solve_shares(const SolveSplit *split)
+{
+    return (DbShares){split->rank, split->ranks, split->ctx, split->broadcast, split->send};
+}
 
 /* Progress inside a solve, for a display: tick(ctx, phase, level, done, total) is called now
  * and then by one thread: at the start and while initialising (SOLVE_INIT, done = positions
@@ -83,9 +89,10 @@ int unit_solve(const DbSet *solved, Material m, int threads, DbTable **out, int 
 /* unit_solve with the dependencies missing from `solved` read from disk through `disk` (NULL:
  * all must be in `solved`), the unit shared among the ranks of `split` (NULL: unit_solve),
  * and its progress reported to `watch` (may be NULL).
- * Every rank gets the complete tables (it needs them for the units after), so `solved` must
- * hold the dependencies on every rank. A failure on one rank may leave the others waiting in a
- * collective: the caller ends the job (MPI_Abort). */
+ * With a split, each rank gets the tables of its share only (allocated for the whole slices,
+ * written only in the share), with the statistics of the whole slices
+ * (store_write_unit_shared writes them). A failure on one rank may leave the others waiting in
+ * a collective: the caller ends the job (MPI_Abort). */
 int unit_solve_split(const DbSet *solved, DbProbe *disk, Material m, int threads, SolveSplit *split,
                      const SolveWatch *watch, DbTable **out, int *nout, SolveTimes *times, char *err, size_t errlen);
 

@@ -172,3 +172,96 @@ bool test_db_shared(const Variant *v, int pieces, char *dir, size_t len)
     close(fd);
     return true;
 }
+
+void fake_world_init(FakeWorld *w, int ranks)
+{
+    memset(w, 0, sizeof *w);
+    w->ranks = ranks;
+    pthread_barrier_init(&w->barrier, NULL, (unsigned)ranks);
+    pthread_mutex_init(&w->lock, NULL);
+    pthread_cond_init(&w->moved, NULL);
+}
+
+void fake_world_free(FakeWorld *w)
+{
+    pthread_barrier_destroy(&w->barrier);
+    pthread_mutex_destroy(&w->lock);
+    pthread_cond_destroy(&w->moved);
+}
+
+bool fake_broadcast(void *ctx, void *buf, size_t bytes, int root)
+{
+    FakeProc *me = ctx;
+    FakeWorld *w = me->world;
+    w->buf[me->rank] = buf;
+    pthread_barrier_wait(&w->barrier);
+    if (me->rank != root)
+        memcpy(buf, w->buf[root], bytes);
+    pthread_barrier_wait(&w->barrier);
+    return true;
+}
+
+bool fake_send(void *ctx, void *buf, size_t bytes, int from, int to)
+{
+    FakeProc *me = ctx;
+    FakeWorld *w = me->world;
+    bool fits = true;
+    pthread_mutex_lock(&w->lock);
+    if (me->rank == from) {
+        w->mail[from][to] = buf;
+        w->mail_bytes[from][to] = bytes;
+        pthread_cond_broadcast(&w->moved);
+        while (w->mail[from][to])   /* until taken */
+            pthread_cond_wait(&w->moved, &w->lock);
+    } else if (me->rank == to) {
+        while (!w->mail[from][to])
+            pthread_cond_wait(&w->moved, &w->lock);
+        /* (No Criterion assertion here: a thread other than the test's cannot fail it.) */
+        fits = w->mail_bytes[from][to] == bytes;
+        if (fits)
+            memcpy(buf, w->mail[from][to], bytes);
+        else
+            fprintf(stderr, "fake_send: rank %d sent %zu bytes, rank %d expected %zu\n", from,
+                    w->mail_bytes[from][to], to, bytes);
+        w->mail[from][to] = NULL;
+        pthread_cond_broadcast(&w->moved);
+    }
+    pthread_mutex_unlock(&w->lock);
+    return fits;
+}
+
+int fake_max(void *ctx, int value)
+{
+    FakeProc *me = ctx;
+    FakeWorld *w = me->world;
+    w->value[me->rank] = value;
+    pthread_barrier_wait(&w->barrier);
+    int top = w->value[0];
+    for (int r = 1; r < w->ranks; r++)
+        top = w->value[r] > top ? w->value[r] : top;
+    pthread_barrier_wait(&w->barrier);
+    return top;
+}
+
+uint64_t *fake_exchange(void *ctx, const uint64_t *send, const size_t *count, size_t *received)
+{
+    FakeProc *me = ctx;
+    FakeWorld *w = me->world;
+    w->send[me->rank] = send;
+    w->count[me->rank] = count;
+    pthread_barrier_wait(&w->barrier);
+    size_t total = 0, at = 0;
+    for (int r = 0; r < w->ranks; r++)
+        total += w->count[r][me->rank];
+    uint64_t *in = malloc((total ? total : 1) * sizeof *in);
+    for (int r = 0; r < w->ranks; r++) {
+        size_t from = 0;
+        for (int q = 0; q < me->rank; q++)
+            from += w->count[r][q];
+        memcpy(in + at, w->send[r] + from, w->count[r][me->rank] * sizeof *in);
+        at += w->count[r][me->rank];
+    }
+    pthread_barrier_wait(&w->barrier);
+    *received = total;
+    return in;
+}

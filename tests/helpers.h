@@ -3,6 +3,9 @@
 #ifndef DAMAS_TEST_HELPERS_H
 #define DAMAS_TEST_HELPERS_H
 
+#include <pthread.h>
+#include <stdint.h>
+
 #include "../core/board.h"
 #include "../core/movegen.h"
 #include "../core/notation.h"
@@ -43,5 +46,35 @@ bool test_db_shared(const Variant *v, int pieces, char *dir, size_t len);
 /* Replaces attribute `name` of object `object` (a group, or "/") in the HDF5 file `path` by
  * an array of 64 integers, where readers expect one value; fails the test if it cannot. */
 void test_h5_attr_as_array(const char *path, const char *object, const char *name);
+
+/* In-process stand-ins for the collectives of processes that share work (`damas gen
+ * --split`, tables held in shares): one thread per rank, meeting at a barrier. A thread's ctx
+ * for them points to its FakeProc (or to a struct that begins with one). */
+enum { FAKE_RANKS = 4 };
+
+typedef struct {
+    int ranks;
+    pthread_barrier_t barrier;
+    pthread_mutex_t lock;
+    pthread_cond_t moved;
+    void *buf[FAKE_RANKS];
+    int value[FAKE_RANKS];
+    const uint64_t *send[FAKE_RANKS];
+    const size_t *count[FAKE_RANKS];
+    const void *mail[FAKE_RANKS][FAKE_RANKS];   /* [from][to]: a send's buffer, until taken */
+    size_t mail_bytes[FAKE_RANKS][FAKE_RANKS];
+} FakeWorld;
+
+typedef struct {
+    FakeWorld *world;
+    int rank;
+} FakeProc;
+
+void fake_world_init(FakeWorld *w, int ranks);
+void fake_world_free(FakeWorld *w);
+bool fake_broadcast(void *ctx, void *buf, size_t bytes, int root);
+bool fake_send(void *ctx, void *buf, size_t bytes, int from, int to);
+int fake_max(void *ctx, int value);
+uint64_t *fake_exchange(void *ctx, const uint64_t *send, const size_t *count, size_t *received);
 
 #endif

@@ -75,6 +75,14 @@ kill_and_resume() {
   if [ "$kept" -eq "$done_before" ] && same "$work/intl-1" "$dir"; then ok; else
     fail "${name}_resume: $done_before units on disk, $kept kept; identical: $(same "$work/intl-1" "$dir" && echo yes || echo no)"; fi
 }
+# International ≤4 has slices above 2^20 positions: those are solved and written in shares.
+check split3_international 0 "rank 2: " -- "${mpi[@]}" -np 3 --oversubscribe "$mpi_damas" gen --variant international \
+  --pieces 4 --out "$work/intl-s3" --threads 1 --split
+if same "$work/intl-1" "$work/intl-s3"; then ok; else fail "split3_international: not byte-identical to one process"; fi
+# A split that would not fit under --max-memory (a cap a process) is refused before it starts,
+# with the figure a rank needs.
+check split_max_memory_refused 1 "GiB a rank, 2 of the 2 ranks on this machine" -- "${mpi[@]}" -np 2 "$mpi_damas" \
+  gen --variant russian --pieces 4 --out "$work/russian-cap" --threads 1 --split --max-memory 100M
 kill_and_resume mpi "$work/intl-2"
 kill_and_resume split "$work/intl-s" --split
 kill_and_resume split_low_memory "$work/intl-sl" --split --low-memory

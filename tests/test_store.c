@@ -1,10 +1,12 @@
 /* Unit files: round trip, the manifest, and damaged or foreign files refused clearly. */
 #include <criterion/criterion.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "../core/memory.h"
 #include "../gen/gen.h"
 #include "helpers.h"
 
@@ -353,6 +355,98 @@ Test(store, stored_dont_cares_take_the_last_value_that_matters_across_packing_ru
     free(wdl2);
     table_free(t);
     cleanup();
+}
+
+/* The bytes of the unit file of m in dir (its size in *n). */
+static uint8_t *unit_bytes(Material m, size_t *n)
+{
+    char name[DB_NAME_MAX], path[STORE_PATH_MAX + DB_NAME_MAX];
+    store_unit_name(m, name);
+    snprintf(path, sizeof path, "%s/%s.h5", dir, name);
+    FILE *f = fopen(path, "rb");
+    cr_assert(f, "%s", path);
+    fseek(f, 0, SEEK_END);
+    *n = (size_t)ftell(f);
+    rewind(f);
+    uint8_t *b = malloc(*n);
+    cr_assert(b && fread(b, 1, *n, f) == *n);
+    fclose(f);
+    return b;
+}
+
+typedef struct {
+    FakeProc proc;   /* first: the collectives' ctx */
+    DbTable t;       /* the whole table's codes outside the share overwritten */
+    const Variant *v;
+    int rc;
+    char err[512];
+} ShareWriter;
+
+static void *write_share(void *arg)
+{
+    ShareWriter *me = arg;
+    DbShares sh = {me->proc.rank, me->proc.world->ranks, me, fake_broadcast, fake_send};
+    DbTable *t = &me->t;
+    me->rc = table_stats_shared(t, &sh) ? store_write_unit_shared(dir, me->v, &t, 1, &sh, me->err, sizeof me->err)
+                                        : DAMAS_ERR_RANGE;
+    return NULL;
+}
+
+/* A slice's file written by 2, 3 and 4 processes, each holding only its share of the positions
+ * (the rest of its copy scrambled), is the same file, byte for byte, as one process writes:
+ * values and distances stored, constants, one value a run. */
+Test(store, a_unit_written_in_shares_is_the_file_one_process_writes, .fini = cleanup)
+{
+    Variant v = empty_db("brazilian");
+    char err[512];
+    bool kinds[3][2] = {{false, false}, {true, false}, {true, true}};
+    for (int kind = 0; kind < 3; kind++) {
+        DbTable *t = synthetic_table(kinds[kind][0], kinds[kind][1]);
+        uint64_t n = t->slice.size;
+        size_t one_n;
+        cr_assert_eq(store_write_unit(dir, &v, &t, 1, err, sizeof err), DAMAS_OK, "%s", err);
+        uint8_t *one = unit_bytes(t->slice.m, &one_n);
+        for (int ranks = 2; ranks <= FAKE_RANKS; ranks++) {
+            FakeWorld w;
+            fake_world_init(&w, ranks);
+            ShareWriter r[FAKE_RANKS];
+            pthread_t th[FAKE_RANKS];
+            for (int k = 0; k < ranks; k++) {
+                uint64_t first, end;
+                db_share(n, k, ranks, &first, &end);
+                r[k] = (ShareWriter){.proc = {&w, k}, .t = {.slice = t->slice}, .v = &v};
+                cr_assert(table_alloc(&r[k].t, t->code16 != NULL));
+                r[k].t.dont_care = malloc(n);
+                for (uint64_t i = 0; i < n; i++) {
+                    bool mine = first <= i && i < end;
+                    table_set(&r[k].t, i, mine ? table_wdl(t, i) : (int)(i % 3),
+                              mine ? table_dtw(t, i) : i % 3 == DB_DRAW ? 0 : 2 * (int)(i % 50) + (i % 3 == DB_WIN));
+                    r[k].t.dont_care[i] = mine ? t->dont_care[i] : (uint8_t)(i & 1);
+                }
+                cr_assert_eq(pthread_create(&th[k], NULL, write_share, &r[k]), 0);
+            }
+            for (int k = 0; k < ranks; k++)
+                pthread_join(th[k], NULL);
+            for (int k = 0; k < ranks; k++) {
+                cr_assert_eq(r[k].rc, DAMAS_OK, "kind %d, %d ranks, rank %d: %s", kind, ranks, k, r[k].err);
+                cr_assert(r[k].t.wins == t->wins && r[k].t.draws == t->draws && r[k].t.losses == t->losses &&
+                              r[k].t.max_dtw == t->max_dtw && r[k].t.checksum == t->checksum,
+                          "kind %d, %d ranks, rank %d: statistics and checksum of the whole slice", kind, ranks, k);
+                mem_release(r[k].t.code8);
+                mem_release(r[k].t.code16);
+                free(r[k].t.dont_care);
+            }
+            size_t shared_n;
+            uint8_t *shared = unit_bytes(t->slice.m, &shared_n);
+            cr_assert(shared_n == one_n && memcmp(shared, one, one_n) == 0,
+                      "kind %d, %d ranks: %zu bytes, not the %zu of one process or other bytes", kind, ranks,
+                      shared_n, one_n);
+            free(shared);
+            fake_world_free(&w);
+        }
+        free(one);
+        table_free(t);
+    }
 }
 
 /* The value of a successor from the tables of set ctx (db_best_move_value's callback). */
