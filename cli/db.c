@@ -23,11 +23,12 @@ static const char gen_help[] =
     "                into from DIR (chosen by itself when keeping every table would not fit in\n"
     "                memory; then, or with --max-memory, the N-piece units promoted into are\n"
     "                kept while they fit): for ≤7 pieces on 8x8 in 24 GiB\n"
-    "  --split       (MPI build) the R processes solve each unit together, each holding the\n"
-    "                working state of 1/R of its positions: for units too big for one node\n"
+    "  --split       (MPI build) the R processes solve each unit together, each holding 1/R of\n"
+    "                its positions and no other table (it reads the units it needs from DIR):\n"
+    "                for units too big for one node\n"
     "  --max-memory SIZE  plan for at most SIZE of memory (a number of bytes, or with K, M, G\n"
-    "                or T): the low-memory plan is chosen, or the build refused with the\n"
-    "                figures, before anything is built\n"
+    "                or T; a process of mpirun): the low-memory plan is chosen, or the build\n"
+    "                refused with the figures, before anything is built\n"
     "  --plan        print the memory plans (keeping the tables, low-memory, split over R ranks,\n"
     "                default 16) and which one a build would follow, and build nothing\n";
 

@@ -182,14 +182,13 @@ int gen_run_split(const Variant *v, int pieces, const char *dir, int threads, So
      * all it needs from disk.) */
     uint64_t keeping = plan->peak_bytes;
     if (!split && (low_memory || keeping > gen_memory_size())) {
-        gen_plan_lean(units, n, on_disk, v->rules.board_size, split ? split->ranks : 1, 0, plan);
+        gen_plan_lean(units, n, on_disk, v->rules.board_size, 1, 0, plan);
         /* (Where it would take more than the usual plan, it is no help: that one is refused.) */
         if (!gen_lean_chosen(low_memory, keeping, plan->peak_bytes, gen_memory_size())) {
             gen_plan(units, n, on_disk, v->rules.board_size, 1, plan);
         } else {
             /* One process keeps what it can of the top units within its memory, unless asked
-             * for the low-memory plan with no limit given: then it holds the least it can. (The
-             * ranks of a split may share a machine: they keep none.) */
+             * for the low-memory plan with no limit given: then it holds the least it can. */
             uint64_t least = plan->peak_bytes;
             if (!low_memory || gen_memory_limit())
                 gen_plan_lean(units, n, on_disk, v->rules.board_size, 1, gen_keep_budget(), plan);

@@ -10,7 +10,8 @@
  * at once: every unit of ≤6 Brazilian stayed below 0.6), both divided among the ranks of a
  * split, plus a round of a level's positions put in order (SOLVE_ORDER_ROUND, 4 bytes each);
  * then it builds each slice's finished table (codes and don't-care flag, at most 3 bytes a
- * position, whole on every rank) while the words of the slices not yet built are still held.
+ * position; with a split, of the rank's share) while the words of the slices not yet built
+ * are still held.
  * A split also holds the updates of a round of SOLVE_EXCHANGE_ROUND positions in flight: about
  * 10 a position (9.4 on the largest ≤6 Brazilian unit), 8 bytes each, up to twice over in the
  * senders' growing buffers, once in the copy sent and once received. */
@@ -18,19 +19,32 @@ enum { WORD_BYTES = 2, QUEUE_BYTES = 4, TABLE_BYTES = 3 };
 #define EXCHANGE_BYTES (4ull * 8 * 10 * SOLVE_EXCHANGE_ROUND)
 #define QUEUE_SHARE 0.75
 
-/* Bytes of working state for solving unit m split over `ranks`. */
-static uint64_t solving_bytes(Material m, int board, int ranks)
+/* The positions of unit m's slices: *n0 of m, *n1 of its twin (0 if m is its own twin). */
+static void unit_slices(Material m, int board, uint64_t *n0, uint64_t *n1)
 {
     Slice a, b;
     slice_init(&a, m, board);
-    uint64_t n0 = a.size, n1 = 0, r = (uint64_t)ranks;
+    *n0 = a.size;
+    *n1 = 0;
     if (!material_equal(m, material_swap(m))) {
         slice_init(&b, material_swap(m), board);
-        n1 = b.size;
+        *n1 = b.size;
     }
-    uint64_t n = n0 + n1;
-    uint64_t propagating = (uint64_t)((WORD_BYTES + QUEUE_BYTES * QUEUE_SHARE) * (double)n) / r +
-                           QUEUE_BYTES * (uint64_t)SOLVE_ORDER_ROUND + (ranks > 1 ? EXCHANGE_BYTES : 0);
+}
+
+/* Bytes a rank holds propagating a unit of n positions split over `ranks`. */
+static uint64_t propagating_bytes(uint64_t n, int ranks)
+{
+    return (uint64_t)((WORD_BYTES + QUEUE_BYTES * QUEUE_SHARE) * (double)n) / (uint64_t)ranks +
+           QUEUE_BYTES * (uint64_t)SOLVE_ORDER_ROUND + (ranks > 1 ? EXCHANGE_BYTES : 0);
+}
+
+/* Bytes of working state for solving unit m split over `ranks`. */
+static uint64_t solving_bytes(Material m, int board, int ranks)
+{
+    uint64_t n0, n1, r = (uint64_t)ranks;
+    unit_slices(m, board, &n0, &n1);
+    uint64_t n = n0 + n1, propagating = propagating_bytes(n, ranks);
     uint64_t first = WORD_BYTES * n / r + TABLE_BYTES * n0;
     uint64_t second = WORD_BYTES * n1 / r + TABLE_BYTES * n;
     uint64_t tables = first > second ? first : second;
@@ -46,17 +60,11 @@ static uint64_t solving_bytes(Material m, int board, int ranks)
 
 static uint64_t shared_bytes(Material m, int board, int ranks)
 {
-    Slice a, b;
-    slice_init(&a, m, board);
-    uint64_t n0 = a.size, n1 = 0, r = (uint64_t)ranks;
-    if (!material_equal(m, material_swap(m))) {
-        slice_init(&b, material_swap(m), board);
-        n1 = b.size;
-    }
+    uint64_t n0, n1, r = (uint64_t)ranks;
+    unit_slices(m, board, &n0, &n1);
     uint64_t n = n0 + n1, most = 0;
     uint64_t phases[4] = {
-        (uint64_t)((WORD_BYTES + QUEUE_BYTES * QUEUE_SHARE) * (double)n) / r + QUEUE_BYTES * (uint64_t)SOLVE_ORDER_ROUND +
-            (ranks > 1 ? EXCHANGE_BYTES : 0),
+        propagating_bytes(n, ranks),
         (WORD_BYTES * n + TABLE_BYTES * n0) / r,
         (WORD_BYTES * n1 + TABLE_BYTES * n) / r,
         (uint64_t)(TABLE_BYTES * (double)n + WRITE_BYTES * (double)(n0 > n1 ? n0 : n1)) / r,
