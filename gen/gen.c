@@ -176,22 +176,22 @@ int gen_run_split(const Variant *v, int pieces, const char *dir, int threads, So
         snprintf(err, errlen, "the ranks could not agree on the units on disk");
         rc = DAMAS_ERR_RANGE;
     }
-    gen_plan(units, n, on_disk, v->rules.board_size, 1, plan);
+    gen_plan(units, n, on_disk, v->rules.board_size, plan);
     /* Without a split, a build that would not fit keeping every table it needs (or any build
      * with low_memory) follows the low-memory plan. (A split keeps no table: every unit reads
      * all it needs from disk.) */
     uint64_t keeping = plan->peak_bytes;
     if (!split && (low_memory || keeping > gen_memory_size())) {
-        gen_plan_lean(units, n, on_disk, v->rules.board_size, 1, 0, plan);
+        gen_plan_lean(units, n, on_disk, v->rules.board_size, 0, plan);
         /* (Where it would take more than the usual plan, it is no help: that one is refused.) */
         if (!gen_lean_chosen(low_memory, keeping, plan->peak_bytes, gen_memory_size())) {
-            gen_plan(units, n, on_disk, v->rules.board_size, 1, plan);
+            gen_plan(units, n, on_disk, v->rules.board_size, plan);
         } else {
             /* One process keeps what it can of the top units within its memory, unless asked
              * for the low-memory plan with no limit given: then it holds the least it can. */
             uint64_t least = plan->peak_bytes;
             if (!low_memory || gen_memory_limit())
-                gen_plan_lean(units, n, on_disk, v->rules.board_size, 1, gen_keep_budget(), plan);
+                gen_plan_lean(units, n, on_disk, v->rules.board_size, gen_keep_budget(), plan);
             if (progress && progress->note) {
                 char note[320];
                 snprintf(note, sizeof note,

@@ -131,9 +131,9 @@ typedef struct {
     uint64_t peak_bytes;
 } GenPlan;
 
-/* The plan for building the n units (gen_units order) of which those marked on_disk exist,
- * each unit's solving state shared by `ranks` ranks (1: one process). */
-void gen_plan(const Material *units, int n, const bool *on_disk, int board, int ranks, GenPlan *plan);
+/* The plan for building the n units (gen_units order) of which those marked on_disk exist in
+ * one process (a split: gen_split_plan). */
+void gen_plan(const Material *units, int n, const bool *on_disk, int board, GenPlan *plan);
 
 /* The low-memory plan for one process: the usual one for the units with fewer pieces than the
  * last unit (N), except that those of fewer than N - 1 pieces are kept to the end; then each
@@ -142,10 +142,8 @@ void gen_plan(const Material *units, int n, const bool *on_disk, int board, int 
  * through a probe cache, and dropped once written, unless it can be kept for the N-piece units
  * promoting into it within `budget` bytes (0: none kept; peak_bytes then is the least the
  * build needs). For builds that keeping every table a later unit needs would not fit: ≤7
- * pieces on 8x8. `ranks`: each unit split over that many (their working state divided among
- * them). */
-void gen_plan_lean(const Material *units, int n, const bool *on_disk, int board, int ranks, uint64_t budget,
-                   GenPlan *plan);
+ * pieces on 8x8. */
+void gen_plan_lean(const Material *units, int n, const bool *on_disk, int board, uint64_t budget, GenPlan *plan);
 
 /* The most bytes a rank holds building the units not on_disk with every unit split over
  * `ranks` (gen_run_split), and the bytes of updates the ranks send each other in all
@@ -167,11 +165,10 @@ bool gen_lean_holds(const Material *units, const GenPlan *plan, int u, int d);
 /* Refuses (DAMAS_ERR_RANGE, with the figures) an MPI build of `ranks` ranks that would not fit
  * in this machine's memory with `node_ranks` of them on it (or, under --max-memory, in that
  * much a rank): with units split among the ranks (`split`), gen_split_plan's figure for the
- * units not on_disk (n = gen_units' count; *low_memory is cleared: a split reads every unit
- * from disk); without, each keeping every table it loads. (gen_run checks its own plan's
- * peak.) */
-int gen_check_memory(const Variant *v, int pieces, int ranks, int node_ranks, bool split, bool *low_memory,
-                     const bool *on_disk, char *err, size_t errlen);
+ * units not on_disk (n = gen_units' count); without, each keeping every table it loads.
+ * (gen_run checks its own plan's peak.) */
+int gen_check_memory(const Variant *v, int pieces, int ranks, int node_ranks, bool split, const bool *on_disk,
+                     char *err, size_t errlen);
 
 /* One unit: loaded into set if complete in dir (times->skipped), else solved from the units it needs
  * (which must be in set) and written atomically to dir; either way its tables join set. */

@@ -363,7 +363,7 @@ int gen_run_mpi(const Variant *v, int pieces, const char *dir, int threads, bool
     }
     /* Each rank checks its node's memory as if every rank shared it (the usual worst case). */
     if (rc == DAMAS_OK)
-        rc = gen_check_memory(v, pieces, ranks, node_ranks, split, &low_memory, on_disk, err, errlen);
+        rc = gen_check_memory(v, pieces, ranks, node_ranks, split, on_disk, err, errlen);
     /* Rank 0 writes or checks the manifest; the others only check it, after rank 0. */
     if (rc == DAMAS_OK && *rank == 0)
         rc = store_manifest(dir, v, true, err, errlen);

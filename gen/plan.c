@@ -39,14 +39,14 @@ static uint64_t propagating_bytes(uint64_t n, int ranks)
            QUEUE_BYTES * (uint64_t)SOLVE_ORDER_ROUND + (ranks > 1 ? EXCHANGE_BYTES : 0);
 }
 
-/* Bytes of working state for solving unit m split over `ranks`. */
-static uint64_t solving_bytes(Material m, int board, int ranks)
+/* Bytes of working state for solving unit m in one process. */
+static uint64_t solving_bytes(Material m, int board)
 {
-    uint64_t n0, n1, r = (uint64_t)ranks;
+    uint64_t n0, n1;
     unit_slices(m, board, &n0, &n1);
-    uint64_t n = n0 + n1, propagating = propagating_bytes(n, ranks);
-    uint64_t first = WORD_BYTES * n / r + TABLE_BYTES * n0;
-    uint64_t second = WORD_BYTES * n1 / r + TABLE_BYTES * n;
+    uint64_t n = n0 + n1, propagating = propagating_bytes(n, 1);
+    uint64_t first = WORD_BYTES * n + TABLE_BYTES * n0;
+    uint64_t second = WORD_BYTES * n1 + TABLE_BYTES * n;
     uint64_t tables = first > second ? first : second;
     return propagating > tables ? propagating : tables;
 }
@@ -120,15 +120,15 @@ static void plan_schedule(const Material *units, int n, const bool *on_disk, Gen
 
 /* The most bytes held at once following plan's schedule for units [0, n); *kept_end: the bytes
  * still held after unit n-1. */
-static uint64_t plan_peak(const Material *units, int n, const bool *on_disk, int board, int ranks,
-                          const GenPlan *plan, uint64_t *kept_end)
+static uint64_t plan_peak(const Material *units, int n, const bool *on_disk, int board, const GenPlan *plan,
+                          uint64_t *kept_end)
 {
     uint64_t peak = 0, kept = 0;
     for (int u = 0; u < n; u++) {
         uint64_t size = gen_unit_size(units[u], board);
         if (plan->free_after[u] >= 0) {
             /* Loading unpacks beside the table, about as much again as solving's state. */
-            uint64_t working = on_disk[u] ? GEN_KEPT_BYTES * size : solving_bytes(units[u], board, ranks);
+            uint64_t working = on_disk[u] ? GEN_KEPT_BYTES * size : solving_bytes(units[u], board);
             if (kept + working + GEN_KEPT_BYTES * size > peak)
                 peak = kept + working + GEN_KEPT_BYTES * size;
             kept += GEN_KEPT_BYTES * size;
@@ -142,11 +142,11 @@ static uint64_t plan_peak(const Material *units, int n, const bool *on_disk, int
     return peak;
 }
 
-void gen_plan(const Material *units, int n, const bool *on_disk, int board, int ranks, GenPlan *plan)
+void gen_plan(const Material *units, int n, const bool *on_disk, int board, GenPlan *plan)
 {
     plan_schedule(units, n, on_disk, plan);
     plan->lean_from = n;
-    plan->peak_bytes = plan_peak(units, n, on_disk, board, ranks, plan, NULL);
+    plan->peak_bytes = plan_peak(units, n, on_disk, board, plan, NULL);
 }
 
 bool gen_lean_holds(const Material *units, const GenPlan *plan, int u, int d)
@@ -169,8 +169,7 @@ static int last_promoting(const Material *units, int n, const bool *on_disk, int
     return last;
 }
 
-void gen_plan_lean(const Material *units, int n, const bool *on_disk, int board, int ranks, uint64_t budget,
-                   GenPlan *plan)
+void gen_plan_lean(const Material *units, int n, const bool *on_disk, int board, uint64_t budget, GenPlan *plan)
 {
     int top = material_pieces(units[n - 1]), first = 0;
     while (material_pieces(units[first]) < top)
@@ -190,7 +189,7 @@ void gen_plan_lean(const Material *units, int n, const bool *on_disk, int board,
             plan->free_after[d] = n - 1;
         }
     uint64_t small;
-    plan->peak_bytes = plan_peak(units, first, on_disk, board, ranks, plan, &small);
+    plan->peak_bytes = plan_peak(units, first, on_disk, board, plan, &small);
     /* The top units: each solved with the top - 1 units it needs held (loaded again if need
      * be), the top units it promotes into read from disk, and dropped once written. */
     uint64_t need[DB_MAX_MATERIALS] = {0}, kept[DB_MAX_MATERIALS] = {0};
@@ -206,7 +205,7 @@ void gen_plan_lean(const Material *units, int n, const bool *on_disk, int board,
                 held += GEN_KEPT_BYTES * size;
                 largest = size > largest ? size : largest;
             }
-        need[u] = small + held + GEN_KEPT_BYTES * largest + solving_bytes(units[u], board, ranks) + DISK_CACHE_BYTES;
+        need[u] = small + held + GEN_KEPT_BYTES * largest + solving_bytes(units[u], board) + DISK_CACHE_BYTES;
     }
     /* Within the budget, a top unit solved here is instead kept until the last top unit that
      * promotes into it: that one then looks its exits up in memory rather than through the
@@ -271,14 +270,14 @@ int gen_plan_summary(const Variant *v, int pieces, const char *dir, int ranks, b
         out->positions += size;
         out->largest_unit = size > out->largest_unit ? size : out->largest_unit;
     }
-    gen_plan(units, n, on_disk, board, 1, plan);
+    gen_plan(units, n, on_disk, board, plan);
     out->usual_bytes = plan->peak_bytes;
     gen_split_plan(units, n, on_disk, board, ranks, &out->split_bytes, &out->split_traffic);
-    gen_plan_lean(units, n, on_disk, board, 1, 0, plan);
+    gen_plan_lean(units, n, on_disk, board, 0, plan);
     out->lean_bytes = plan->peak_bytes;
     for (int d = plan->lean_from; d < n; d++)
         out->top_units += last_promoting(units, n, on_disk, d) >= 0;
-    gen_plan_lean(units, n, on_disk, board, 1, gen_keep_budget(), plan);
+    gen_plan_lean(units, n, on_disk, board, gen_keep_budget(), plan);
     out->lean_keep_bytes = plan->peak_bytes;
     out->lean_kept = plan->lean_kept;
     out->lean = gen_lean_chosen(low_memory, out->usual_bytes, out->lean_bytes, out->memory_bytes);
@@ -301,8 +300,8 @@ int gen_memory_fits(const Variant *v, int pieces, uint64_t need, const char *how
     return DAMAS_OK;
 }
 
-int gen_check_memory(const Variant *v, int pieces, int ranks, int node_ranks, bool split, bool *low_memory,
-                     const bool *on_disk, char *err, size_t errlen)
+int gen_check_memory(const Variant *v, int pieces, int ranks, int node_ranks, bool split, const bool *on_disk,
+                     char *err, size_t errlen)
 {
     Material units[DB_MAX_MATERIALS];
     int n = gen_units(pieces, v->rules.board_size, units);
@@ -311,7 +310,6 @@ int gen_check_memory(const Variant *v, int pieces, int ranks, int node_ranks, bo
         /* --max-memory caps each process; without it, the node's ranks share its memory. */
         uint64_t peak, traffic, share = memory_limit ? 1 : (uint64_t)node_ranks;
         gen_split_plan(units, n, on_disk, v->rules.board_size, ranks, &peak, &traffic);
-        *low_memory = false;
         snprintf(how, sizeof how, " (%.2f GiB a rank, %d of the %d ranks on this machine)", (double)peak / (1 << 30),
                  node_ranks, ranks);
         return gen_memory_fits(v, pieces, peak * share, how, err, errlen);
@@ -319,7 +317,7 @@ int gen_check_memory(const Variant *v, int pieces, int ranks, int node_ranks, bo
     /* A rank keeps every unit it has needed: in the worst case, all. */
     uint64_t solving = 0, positions = 0;
     for (int u = 0; u < n; u++) {
-        uint64_t bytes = solving_bytes(units[u], v->rules.board_size, 1);
+        uint64_t bytes = solving_bytes(units[u], v->rules.board_size);
         positions += gen_unit_size(units[u], v->rules.board_size);
         solving = bytes > solving ? bytes : solving;
     }

@@ -434,7 +434,7 @@ static void assert_plan_holds_what_is_needed(int pieces, const bool *on_disk)
     Material units[DB_MAX_MATERIALS];
     int n = gen_units(pieces, 8, units);
     GenPlan plan;
-    gen_plan(units, n, on_disk, 8, 1, &plan);
+    gen_plan(units, n, on_disk, 8, &plan);
     bool held[DB_MAX_MATERIALS] = {false};
     for (int u = 0; u < n; u++) {
         replay_reads(units, u, on_disk, &plan, held);
@@ -460,7 +460,7 @@ Test(gen, generator_holds_only_the_units_still_needed)
     on_disk[n / 2] = false;
     assert_plan_holds_what_is_needed(6, on_disk);
     GenPlan plan;
-    gen_plan(units, n, on_disk, 8, 1, &plan);
+    gen_plan(units, n, on_disk, 8, &plan);
     for (int u = n / 2; u < n; u++)
         cr_assert(!plan.load[u], "unit %d after the missing one is read", u);
     int loaded = 0;
@@ -473,7 +473,7 @@ Test(gen, generator_holds_only_the_units_still_needed)
         all += 2 * gen_unit_size(units[u], 8);
     for (int u = 0; u < n; u++)
         on_disk[u] = false;
-    gen_plan(units, n, on_disk, 8, 1, &plan);
+    gen_plan(units, n, on_disk, 8, &plan);
     cr_assert_lt(plan.peak_bytes, all);
 }
 
@@ -606,7 +606,7 @@ static void assert_low_memory_plan_holds_what_is_needed(int pieces, int board, c
     Material units[DB_MAX_MATERIALS];
     int n = gen_units(pieces, board, units);
     GenPlan plan;
-    gen_plan_lean(units, n, on_disk, board, 1, 0, &plan);
+    gen_plan_lean(units, n, on_disk, board, 0, &plan);
     cr_assert_lt(plan.lean_from, n);
     cr_assert_eq(material_pieces(units[plan.lean_from]), pieces);
     cr_assert_eq(material_pieces(units[plan.lean_from - 1]), pieces - 1);
@@ -646,15 +646,15 @@ Test(gen, low_memory_plan_holds_what_each_unit_needs)
     for (int u = 0; u < n; u++)
         on_disk[u] = false;
     GenPlan usual, lean, after_usual;
-    gen_plan(units, n, on_disk, 8, 1, &usual);
-    gen_plan_lean(units, n, on_disk, 8, 1, 0, &lean);
+    gen_plan(units, n, on_disk, 8, &usual);
+    gen_plan_lean(units, n, on_disk, 8, 0, &lean);
     cr_assert_lt(lean.peak_bytes, usual.peak_bytes / 2);
     cr_assert_lt(lean.peak_bytes, (uint64_t)23 << 30);
     /* Its peak counts, for every top unit, the units it holds (planned at 2 bytes a position)
      * beside its working state (a 2-byte word a position, and 4-byte queue entries for three
      * quarters of them) -- also when planned after the usual plan, as gen does. */
-    gen_plan(units, n, on_disk, 8, 1, &after_usual);
-    gen_plan_lean(units, n, on_disk, 8, 1, 0, &after_usual);
+    gen_plan(units, n, on_disk, 8, &after_usual);
+    gen_plan_lean(units, n, on_disk, 8, 0, &after_usual);
     cr_assert_eq(after_usual.peak_bytes, lean.peak_bytes);
     for (int u = lean.lean_from; u < n; u++) {
         uint64_t held = 0;
@@ -669,7 +669,7 @@ Test(gen, low_memory_plan_holds_what_each_unit_needs)
     cr_assert_eq(lean.lean_kept, 0);
     GenPlan keep;
     uint64_t budget = (uint64_t)22 << 30;
-    gen_plan_lean(units, n, on_disk, 8, 1, budget, &keep);
+    gen_plan_lean(units, n, on_disk, 8, budget, &keep);
     cr_assert_gt(keep.lean_kept, 0);
     cr_assert_leq(keep.peak_bytes, budget);
     cr_assert_geq(keep.peak_bytes, lean.peak_bytes);
