@@ -5,6 +5,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "../core/board.h"
 #include "../core/memory.h"
 #include "../core/system.h"
 #include "../core/variant.h"
@@ -163,15 +164,14 @@ static int move_order_score(const Search *s, const Move *m, const Move *tt_move,
     return s->history[m->from][m->to];
 }
 
-/* Late-move reduction of the k-th move m (pos is the position after it): the quiet moves
- * ordered after the table move and the killers are searched shallower, more so the later they
- * come and the deeper the node, unless they promote or give the opponent a capture (exchanges
- * and sacrifices are where draughts tactics live). A reduced move that beats alpha is searched
- * again at full depth. */
-static int reduction(const Search *s, const Position *pos, const Move *m, int depth, int k, bool pv_node,
-                     bool capture)
+/* Late-move reduction of the k-th move m: the quiet moves ordered after the table move and the
+ * killers are searched shallower, more so the later they come and the deeper the node, unless
+ * they promote. A move that offers the opponent a capture is reduced like any other: the
+ * exchanges it starts are searched beyond the horizon (quiescence, below). A reduced move that
+ * beats alpha is searched again at full depth. */
+static int reduction(const Search *s, const Move *m, int depth, int k, bool pv_node, bool capture)
 {
-    if (capture || depth < 3 || k < 3 || (m->flags & MOVE_PROMOTES) || movegen_has_capture(pos, s->v))
+    if (capture || depth < 3 || k < 3 || (m->flags & MOVE_PROMOTES))
         return 0;
     int r = s->lmr[depth < 64 ? depth : 63][k < 64 ? k : 63] - pv_node;
     return r < 0 ? 0 : r > depth - 2 ? depth - 2 : r;
@@ -183,6 +183,79 @@ static bool threatened(const Search *s, const Position *pos)
     Position other = *pos;
     other.side ^= 1;
     return movegen_has_capture(&other, s->v);
+}
+
+/* Whether the quiet move m of pos offers an exchange: the opponent must then capture, each of
+ * its captures takes one piece, and after each of them the side that moved can take back. The
+ * move list of ply + 1 serves as scratch. */
+static bool offers_exchange(Search *s, const Position *pos, const Move *m, int ply)
+{
+    Position after;
+    pos_after(pos, m, &after);
+    if (!movegen_has_capture(&after, s->v))
+        return false;
+    MoveList *replies = &s->lists[ply + 1];
+    int n = movegen_moves(&after, s->v, replies);
+    for (int i = 0; i < n; i++) {
+        Position back;
+        if (__builtin_popcountll(replies->moves[i].captured) != 1)
+            return false;
+        pos_after(&after, &replies->moves[i], &back);
+        if (!movegen_has_capture(&back, s->v))
+            return false;
+    }
+    return n > 0;
+}
+
+static int negamax(Search *s, Position *pos, int alpha, int beta, int depth, int ply, GameClock clock, bool prune);
+
+/* A quiet position beyond the horizon with no king on the board, as Scan searches it: the
+ * evaluation stands unless an exchange the side to move offers, or a promotion, does better
+ * (the exchange's captures follow in the search, and after them the same again). */
+static int quiescence(Search *s, Position *pos, int alpha, int beta, int depth, int ply, GameClock clock, bool prune)
+{
+    int best = evaluate(s, pos);
+    if (best >= beta)
+        return best;
+    if (best > alpha)
+        alpha = best;
+    /* Unless the opponent can already capture, a capture a move gives it (men only: no king is
+     * on the board) jumps the man that moved or lands where it stood: a move whose squares are
+     * not next to, or two steps from, an opponent's man offers none. */
+    const Board *b = variant_board(s->v);
+    Bitboard next = b->all, two = b->all;
+    if (!threatened(s, pos)) {
+        next = two = 0;
+        for (int d = 0; d < 4; d++) {
+            Bitboard step = board_shift(b, pos->pieces[pos->side ^ 1], b->step[d]);
+            next |= step;
+            two |= board_shift(b, step, b->step[d]);
+        }
+    }
+    int n = movegen_moves(pos, s->v, &s->lists[ply]);
+    for (int k = 0; k < n; k++) {
+        const Move m = s->lists[ply].moves[k];
+        if (!(m.flags & MOVE_PROMOTES) &&
+            (!((next >> m.to & 1) || (two >> m.from & 1)) || !offers_exchange(s, pos, &m, ply)))
+            continue;
+        GameClock child_clock = game_clock_after(clock, pos, &m);
+        Undo u;
+        pos_make(pos, &m, &u);
+        s->hashes[s->nhashes++] = pos->hash;
+        int score = -negamax(s, pos, -beta, -alpha, depth - 1, ply + 1, child_clock, prune);
+        s->nhashes--;
+        pos_undo(pos, &m, &u);
+        if (s->stop)
+            return 0;
+        if (score > best) {
+            best = score;
+            if (score > alpha)
+                alpha = score;
+            if (score >= beta)
+                break;
+        }
+    }
+    return best;
 }
 
 /* The score of pos for the side to move within (alpha, beta), searched `depth` plies (and
@@ -198,9 +271,10 @@ static int negamax(Search *s, Position *pos, int alpha, int beta, int depth, int
         if (game_draw_rule(s->v, pos, clock) || game_repetitions(s->hashes, s->nhashes, clock.reversible) > 0)
             return 0;
     }
-    /* At the horizon with nothing to capture, the evaluation stands (quiescence), unless the
-     * side to move has no move at all, or, on the horizon itself, the opponent threatens a
-     * capture: then every move is searched one ply further, to see whether it parries. */
+    /* At the horizon with nothing to capture, the evaluation stands (or, with no king on the
+     * board, the quiescence search above), unless the side to move has no move at all, or, on
+     * the horizon itself, the opponent threatens a capture: then every move is searched one
+     * ply further, to see whether it parries. */
     bool threat = false;
     if (depth <= 0 || ply >= SEARCH_MAX_PLY - 1) {
         int quiet = movegen_quiet_count(pos, s->v);
@@ -208,6 +282,8 @@ static int negamax(Search *s, Position *pos, int alpha, int beta, int depth, int
             return -(SEARCH_WIN - ply);
         if (quiet > 0 && (!s->db || pos_count(pos->pieces[0] | pos->pieces[1]) > s->db_pieces)) {
             threat = depth == 0 && ply < SEARCH_MAX_PLY - 1 && threatened(s, pos);
+            if (!threat && !pos->kings && ply < SEARCH_MAX_PLY - 2)
+                return quiescence(s, pos, alpha, beta, depth, ply, clock, prune);
             if (!threat)
                 return evaluate(s, pos);
         }
@@ -281,7 +357,7 @@ static int negamax(Search *s, Position *pos, int alpha, int beta, int depth, int
         if (k == 0) {
             score = -negamax(s, pos, -beta, -alpha, next_depth, ply + 1, child_clock, prune);
         } else {
-            int r = reduction(s, pos, &m, depth, k, pv_node, capture);
+            int r = reduction(s, &m, depth, k, pv_node, capture);
             score = -negamax(s, pos, -alpha - 1, -alpha, next_depth - r, ply + 1, child_clock, prune);
             if (r && score > alpha)
                 score = -negamax(s, pos, -alpha - 1, -alpha, next_depth, ply + 1, child_clock, prune);
