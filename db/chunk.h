@@ -38,9 +38,9 @@ int chunk_write(hid_t g, const char *name, int size, const void *data, uint64_t 
  * dataset's element e holds positions [e * per_element, (e + 1) * per_element) (4 for the
  * packed values, 1 for the distances); each process encodes the chunks that start in its
  * share (its data filled there), and rank 0, which alone has g open (pass -1 elsewhere),
- * writes them all, in order, and the summary. The shares' starts must be multiples of the chunks (db_share_align a
- * multiple of DB_SHARE_ALIGN). Collective; every process gets rank 0's outcome. Without sh
- * (NULL), chunk_write. */
+ * writes them all, in order, and the summary. The shares' starts must be multiples of the
+ * chunks (db_share_align a multiple of DB_SHARE_ALIGN). Collective; every process gets rank
+ * 0's outcome. Without sh (NULL), chunk_write. */
 int chunk_write_shared(hid_t g, const char *name, int size, const void *data, uint64_t elements,
                        uint64_t positions, unsigned per_element, unsigned block, int level, const DbShares *sh,
                        uint64_t *summary);

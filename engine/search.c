@@ -211,8 +211,10 @@ static int negamax(Search *s, Position *pos, int alpha, int beta, int depth, int
 
 /* A quiet position beyond the horizon with no king on the board, as Scan searches it: the
  * evaluation stands unless an exchange the side to move offers, or a promotion, does better
- * (the exchange's captures follow in the search, and after them the same again). */
-static int quiescence(Search *s, Position *pos, int alpha, int beta, int depth, int ply, GameClock clock, bool prune)
+ * (the exchange's captures follow in the search, and after them the same again).
+ * `unthreatened`: the caller found that the opponent could not capture, were it its turn. */
+static int quiescence(Search *s, Position *pos, int alpha, int beta, int depth, int ply, GameClock clock, bool prune,
+                      bool unthreatened)
 {
     int best = evaluate(s, pos);
     if (best >= beta)
@@ -224,7 +226,7 @@ static int quiescence(Search *s, Position *pos, int alpha, int beta, int depth, 
      * not next to, or two steps from, an opponent's man offers none. */
     const Board *b = variant_board(s->v);
     Bitboard next = b->all, two = b->all;
-    if (!threatened(s, pos)) {
+    if (unthreatened || !threatened(s, pos)) {
         next = two = 0;
         for (int d = 0; d < 4; d++) {
             Bitboard step = board_shift(b, pos->pieces[pos->side ^ 1], b->step[d]);
@@ -283,7 +285,7 @@ static int negamax(Search *s, Position *pos, int alpha, int beta, int depth, int
         if (quiet > 0 && (!s->db || pos_count(pos->pieces[0] | pos->pieces[1]) > s->db_pieces)) {
             threat = depth == 0 && ply < SEARCH_MAX_PLY - 1 && threatened(s, pos);
             if (!threat && !pos->kings && ply < SEARCH_MAX_PLY - 2)
-                return quiescence(s, pos, alpha, beta, depth, ply, clock, prune);
+                return quiescence(s, pos, alpha, beta, depth, ply, clock, prune, depth == 0);
             if (!threat)
                 return evaluate(s, pos);
         }
