@@ -112,6 +112,30 @@ Test(search, a_node_limited_search_is_deterministic)
     free(w);
 }
 
+/* Beyond the horizon a quiet position is not simply evaluated: an exchange its side to move can
+ * offer is searched. Black's every move leaves White the shot c3-d4 e5xc3 b2xd4xb6 (one man
+ * for two), or loses a man at once, so a one-ply search already scores Black a man down,
+ * where the evaluation after the move (material only, equal) would say 0. */
+Test(search, the_horizon_searches_exchanges_a_quiet_position_offers)
+{
+    Variant v = test_variant("brazilian", false);
+    Weights *w = malloc(sizeof *w);
+    weights_default(&v, w);
+    const EvalLayout *l = &w->layout;
+    for (int p = 0; p < 2; p++)
+        for (int i = l->offset[EVAL_MATERIAL] + l->length[EVAL_MATERIAL]; i < l->n; i++)
+            w->w[p][i] = 0;
+    Position pos = test_position(&v, "B:Wa1,b2,c3,e3:Bc5,e5,g7,h8");
+    Search *s = search_new(&v, w, NULL, 8);
+    SearchLimits limits = {.depth = 1};
+    SearchInfo info;
+    cr_assert_gt(search_run(s, &pos, NULL, 0, (GameClock){0, 0}, &limits, &info, NULL, NULL), 0);
+    cr_assert_eq(info.depth, 1);
+    cr_assert_eq(info.score, -100, "a one-ply search scores %d, not a man down", info.score);
+    search_free(s);
+    free(w);
+}
+
 Test(search, beats_a_random_mover_in_at_least_95_percent_of_games, .timeout = 120)
 {
     const char *names[] = {"brazilian", "italian", "american"};
