@@ -80,13 +80,7 @@ bool cli_weights(const char *arg, const Variant *v, Weights *out)
         return true;
     }
     if (!strcmp(arg, "material")) {
-        /* The defaults' material only: a baseline to measure the other terms against. */
-        weights_default(v, out);
-        snprintf(out->provenance, sizeof out->provenance, "material only");
-        const EvalLayout *l = &out->layout;
-        for (int p = 0; p < 2; p++)
-            for (int i = l->offset[EVAL_MATERIAL] + l->length[EVAL_MATERIAL]; i < l->n; i++)
-                out->w[p][i] = 0;
+        weights_material(v, out);
         return true;
     }
     if (weights_load(arg, v, out, err, sizeof err) != DAMAS_OK) {

@@ -395,3 +395,13 @@ void weights_default(const Variant *v, Weights *out)
     for (int rows = 1; rows < size; rows++)
         out->w[1][l->offset[EVAL_RUNAWAY] + rows] = (float)(rows < 6 ? 60 - 8 * rows : 10);
 }
+
+void weights_material(const Variant *v, Weights *out)
+{
+    weights_default(v, out);
+    snprintf(out->provenance, sizeof out->provenance, "material only");
+    const EvalLayout *l = &out->layout;
+    for (int p = 0; p < 2; p++)
+        for (int i = l->offset[EVAL_MATERIAL] + l->length[EVAL_MATERIAL]; i < l->n; i++)
+            out->w[p][i] = 0;
+}

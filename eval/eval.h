@@ -86,6 +86,10 @@ typedef struct {
 /* The compiled-in defaults for v. */
 void weights_default(const Variant *v, Weights *out);
 
+/* The defaults' material weights only, every other weight 0: a baseline to measure the other
+ * terms against. */
+void weights_material(const Variant *v, Weights *out);
+
 /* Loads a weight file for v (of feature set 4, or 3 or 2: then the groups they lack are 0).
  * Returns DAMAS_OK, or an error with a message: unreadable or not a damas weight file, made
  * for another variant or another feature set, or with a group of the wrong shape. */

@@ -120,11 +120,7 @@ Test(search, the_horizon_searches_exchanges_a_quiet_position_offers)
 {
     Variant v = test_variant("brazilian", false);
     Weights *w = malloc(sizeof *w);
-    weights_default(&v, w);
-    const EvalLayout *l = &w->layout;
-    for (int p = 0; p < 2; p++)
-        for (int i = l->offset[EVAL_MATERIAL] + l->length[EVAL_MATERIAL]; i < l->n; i++)
-            w->w[p][i] = 0;
+    weights_material(&v, w);
     Position pos = test_position(&v, "B:Wa1,b2,c3,e3:Bc5,e5,g7,h8");
     Search *s = search_new(&v, w, NULL, 8);
     SearchLimits limits = {.depth = 1};
