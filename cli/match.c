@@ -1,7 +1,10 @@
+/* realpath */
+#define _XOPEN_SOURCE 700
 /* damas match and damas play. */
 #include <omp.h>
 #include <unistd.h>
 #include <ctype.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,6 +35,11 @@ static const char match_help[] =
     "Openings: one FEN per line in FILE, or a PDN file (each game's final position: its FEN tag\n"
     "and moves), or the built-in set (the positions a few plies from the start, as many as there\n"
     "are game pairs, so no pair repeats another).\n"
+    "--pdn FILE saves the games; each move damas searched carries its score as a comment:\n"
+    "{+0.35} in men for the mover, {win in 23} or {loss in 8} in plies to the game's end.\n"
+    "--db DIR: both players search with this endgame database (a Hub engine if it lists a db\n"
+    "parameter, as damas does: it is given the directory's absolute path), and a game ends as\n"
+    "soon as the database covers its position without a capture to make (its value decides).\n"
     "\n" CLI_RULES_HELP "\n"
     "  damas match --variant russian --a default --b 'hub:/opt/damas-0.2/damas hub' --games 400 --time 0.1\n";
 
@@ -271,10 +279,15 @@ int cmd_match(int argc, char **argv)
     DbProbe *db = NULL;
     if (db_dir && !(db = probe_open(db_dir, &v, PROBE_CACHE_SEARCH, err, sizeof err)))
         return cli_error(CLI_FAIL, "%s", err);
+    /* A Hub engine that takes a database gets the same one, by its absolute path. */
+    char db_path[PATH_MAX] = "";
+    if (db_dir && (pa.hub || pb.hub) && (!realpath(db_dir, db_path) || strchr(db_path, '"')))
+        return cli_error(CLI_USAGE, "--db %s: no absolute path a Hub engine can be given", db_dir);
+    const char *hub_db = db_path[0] ? db_path : NULL;
     Game *played = malloc((size_t)games * sizeof *played);
     if (!played)
         return cli_error(CLI_FAIL, "out of memory for %llu games", (unsigned long long)games);
-    Player players[2] = {{a, pa.w, pa.hub}, {b, pb.w, pb.hub}};
+    Player players[2] = {{a, pa.w, pa.hub, hub_db}, {b, pb.w, pb.hub, hub_db}};
     CliMatchProgress progress = {system_now(), (int)games};
     MatchResult r;
     if (match_run(&v, players, open, nopen, (int)games, &limits, (int)threads, seed, db, played, &r,

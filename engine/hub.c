@@ -224,7 +224,7 @@ static bool line_value(const char *line, const char *name, char *buf, size_t len
     return false;
 }
 
-HubEngine *hub_engine_start(const char *command, const Variant *v, char *err, size_t errlen)
+HubEngine *hub_engine_start(const char *command, const Variant *v, const char *db, char *err, size_t errlen)
 {
     HubEngine *e = calloc(1, sizeof *e);
     if (!e) {
@@ -284,8 +284,8 @@ HubEngine *hub_engine_start(const char *command, const Variant *v, char *err, si
         return NULL;
     }
     /* The handshake: the parameters the engine lists, up to `wait`; then the variant. */
-    char line[4096], names[1024] = "", set[1200];
-    bool rules = false;   /* the engine takes the draw rules (as damas does) */
+    char line[4096], names[1024] = "", set[4200];
+    bool rules = false, takes_db = false;   /* the engine takes the draw rules, a database (as damas does) */
     double deadline = system_now() + HUB_START_SECONDS;
     if (!send_line(e, "hub"))
         goto failed_to_talk;
@@ -301,6 +301,8 @@ HubEngine *hub_engine_start(const char *command, const Variant *v, char *err, si
             line_value(line, "values", names, sizeof names);
         if (!strncmp(line, "param ", 6) && line_value(line, "name", name, sizeof name) && !strcmp(name, "rules"))
             rules = true;
+        if (!strncmp(line, "param ", 6) && line_value(line, "name", name, sizeof name) && !strcmp(name, "db"))
+            takes_db = true;
         if (!strcmp(line, "wait"))
             break;
     }
@@ -312,7 +314,14 @@ HubEngine *hub_engine_start(const char *command, const Variant *v, char *err, si
         goto failed_to_talk;
     /* An engine that takes the draw rules plays under the match's. */
     snprintf(set, sizeof set, "set-param name=rules value=%s", v->draw->name);
-    if ((rules && !send_line(e, set)) || !send_line(e, "init"))
+    if (rules && !send_line(e, set))
+        goto failed_to_talk;
+    if (db && takes_db) {
+        snprintf(set, sizeof set, "set-param name=db value=\"%s\"", db);
+        if (!send_line(e, set))
+            goto failed_to_talk;
+    }
+    if (!send_line(e, "init"))
         goto failed_to_talk;
     if (expect(e, "ready", line, sizeof line, deadline, err, errlen) != DAMAS_OK) {
         hub_engine_close(e);

@@ -42,11 +42,12 @@ typedef struct HubEngine HubEngine;
 
 /* Starts `command` (run by /bin/sh) as a Hub engine for v: the `hub` handshake, the variant
  * parameter (under the name the engine lists: "normal" for international if that is what it
- * knows), v's draw rules if it lists a `rules` parameter (as damas does), `init` and its
+ * knows), v's draw rules if it lists a `rules` parameter (as damas does), the database
+ * directory `db` (NULL: none) if it lists a `db` parameter (as damas does), `init` and its
  * `ready`. NULL with a message if the engine cannot be started, dies,
  * says `error`, or does not answer within a few seconds. Ignores SIGPIPE in this process, so
  * that an engine that dies is an error and not the end of the caller. */
-HubEngine *hub_engine_start(const char *command, const Variant *v, char *err, size_t errlen);
+HubEngine *hub_engine_start(const char *command, const Variant *v, const char *db, char *err, size_t errlen);
 
 /* Tells the engine a new game starts. */
 int hub_engine_new_game(HubEngine *e, char *err, size_t errlen);

@@ -121,7 +121,7 @@ int match_run(const Variant *v, const Player players[2], const Position *opening
         Seat mine[2] = {{NULL, NULL}, {NULL, NULL}};
         for (int c = 0; c < 2; c++) {
             if (players[c].hub) {
-                if (!(mine[c].hub = hub_engine_start(players[c].hub, v, message, sizeof message)))
+                if (!(mine[c].hub = hub_engine_start(players[c].hub, v, players[c].hub_db, message, sizeof message)))
                     first_error(&failed, err, errlen, message);
             } else if (players[c].w && !(mine[c].search = search_new(v, players[c].w, db, SEARCH_TT_MB_MATCH))) {
                 first_error(&failed, err, errlen, "out of memory for the searches");
@@ -314,15 +314,24 @@ void match_write_pdn(FILE *out, const Variant *v, const Game *g, const char *eve
      * with the second player's move opens with "1...". */
     int shift = g->start.side == v->rules.first_mover ? 0 : 1;
     for (int k = 0; k < g->nmoves; k++) {
-        char text[NOTATION_MOVE_MAX + 16], move[NOTATION_MOVE_MAX];
+        char text[NOTATION_MOVE_MAX + 48], move[NOTATION_MOVE_MAX], score[24] = "";
         notation_move_write(v, &pos, &g->moves[k], NOTATION_NATIVE, move);
+        /* The mover's search score, in men, as a comment: "{+0.35}", or "{win in 23}" and
+         * "{loss in 8}" (plies to the game's end). */
+        int sc = g->scores[k];
+        if (sc != MATCH_NO_SCORE && sc > SEARCH_WIN_MIN)
+            snprintf(score, sizeof score, " {win in %d}", SEARCH_WIN - sc);
+        else if (sc != MATCH_NO_SCORE && sc < -SEARCH_WIN_MIN)
+            snprintf(score, sizeof score, " {loss in %d}", SEARCH_WIN + sc);
+        else if (sc != MATCH_NO_SCORE)
+            snprintf(score, sizeof score, " {%+.2f}", sc / 100.0);
         int ply = k + shift;
         if (ply % 2 == 0)
-            snprintf(text, sizeof text, "%d. %s", ply / 2 + 1, move);
+            snprintf(text, sizeof text, "%d. %s%s", ply / 2 + 1, move, score);
         else if (k == 0)
-            snprintf(text, sizeof text, "%d... %s", ply / 2 + 1, move);
+            snprintf(text, sizeof text, "%d... %s%s", ply / 2 + 1, move, score);
         else
-            snprintf(text, sizeof text, "%s", move);
+            snprintf(text, sizeof text, "%s%s", move, score);
         int len = (int)strlen(text);
         if (column + len + 1 > 79) {
             fputc('\n', out);

@@ -71,6 +71,9 @@ pdn=$(mktemp)
 check match_vs_random 0 "A wins 4, draws 0, losses 0" -- \
   "$damas" match --variant italian --a default --b random --games 4 --nodes 2000 --threads 2 --pdn "$pdn"
 if grep -q '\[GameType "22' "$pdn" && [ "$(grep -c '^\[Event' "$pdn")" -eq 4 ]; then ok; else fail "match PDN: $(head -5 "$pdn")"; fi
+# damas's moves carry its search score as a comment.
+if grep -qE '[0-9]\. [^ ]+ \{[+-][0-9]+\.[0-9]{2}\}' "$pdn"; then ok; else
+  fail "match PDN scores: $(sed -n 10,12p "$pdn")"; fi
 # PDN results as each GameType writes them (8x8: 1-0 0-1 1/2-1/2; 10x10: 2-0 0-2 1-1), the
 # seven-tag roster, and "1..." for a game whose opening has the second player to move.
 for v in russian international; do
@@ -128,6 +131,14 @@ check match_hub_needs_time 2 "a Hub engine plays on time" -- "$damas" match --va
   --b "hub:$damas hub" --games 2 --nodes 100
 check match_hub_missing 1 "error: Hub engine '/nonexistent/engine': the engine ended" -- "$damas" match --variant russian --a default \
   --b "hub:/nonexistent/engine" --games 2 --time 0.02
+# With --db, a Hub engine that lists a db parameter is given the same database (its absolute path).
+hubdb=$(mktemp -d /tmp/damas-hubdb.XXXXXX)
+"$damas" gen --variant russian --pieces 3 --out "$hubdb/db" >/dev/null 2>&1
+check match_hub_engine_gets_the_database 0 "A wins" -- bash -c "cd '$hubdb' && '$damas' match --variant russian \
+  --a default --b \"hub:tee '$hubdb/input' | '$damas' hub\" --games 2 --time 0.02 --db db"
+if grep -qx "set-param name=db value=\"$hubdb/db\"" "$hubdb/input"; then ok; else
+  fail "match_hub_engine_told_the_database: $(grep db "$hubdb/input" | head -2)"; fi
+rm -rf "$hubdb"
 check match_hub_engine_finds_its_own_weights 0 "engine sees DAMAS_WEIGHTS=[]" -- env DAMAS_WEIGHTS=/nonexistent \
   "$damas" match --variant russian --a builtin --b "hub:echo \"engine sees DAMAS_WEIGHTS=[\$DAMAS_WEIGHTS]\" >&2; exec '$damas' hub" \
   --games 2 --time 0.01

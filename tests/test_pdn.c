@@ -50,6 +50,10 @@ static void random_game(const Variant *v, const char *fen, int plies, uint64_t s
         if (list.count == 0)
             break;
         seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+        /* Scores as comments: none, a forced end, or men. */
+        g->scores[g->nmoves] = (int16_t)(k % 5 == 0   ? MATCH_NO_SCORE
+                                         : k % 7 == 0 ? (k % 2 ? 1 : -1) * (SEARCH_WIN - k)
+                                                      : (int)(seed >> 40) % 601 - 300);
         g->moves[g->nmoves++] = list.moves[(seed >> 33) % (uint64_t)list.count];
         Undo u;
         pos_make(&pos, &g->moves[g->nmoves - 1], &u);

@@ -149,8 +149,8 @@ Test(search, beats_a_random_mover_in_at_least_95_percent_of_games, .timeout = 12
         for (int g = 0; g < games; g++) {
             const Position *start = &openings[(g / 2) % nopen];
             int engine = g % 2 ? start->side : 1 - start->side;
-            players[engine] = (Player){"default", w, NULL};
-            players[1 - engine] = (Player){"random", NULL, NULL};
+            players[engine] = (Player){"default", w, NULL, NULL};
+            players[1 - engine] = (Player){"random", NULL, NULL, NULL};
             Seat seats[2] = {{NULL, NULL}, {NULL, NULL}};
             seats[engine].search = s;
             Game *game = malloc(sizeof *game);
@@ -203,6 +203,7 @@ static char *pdn_of(const char *name, const char *fen, const char *const *moves,
     Position pos = g->start;
     for (int k = 0; k < n; k++) {
         g->moves[k] = test_move(&v, &pos, moves[k]);
+        g->scores[k] = MATCH_NO_SCORE;   /* no search: no comments */
         Undo u;
         pos_make(&pos, &g->moves[k], &u);
     }
