@@ -1,4 +1,6 @@
+#include <errno.h>
 #include <omp.h>
+#include <sys/stat.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,7 +36,7 @@ static const char gen_help[] =
 
 static const char verify_help[] =
     "usage: damas verify [--variant V [--optional-capture]] --db DIR [--threads T] [--low-memory]\n"
-    "                    [--unit NAME]... [--pieces N]\n"
+    "                    [--unit NAME]... [--pieces N] [--record FILE]\n"
     "\n"
     "Checks every stored position against its successors' stored values, independently of the\n"
     "generator. Exits 1 naming the slice and position of the first inconsistency.\n"
@@ -44,7 +46,10 @@ static const char verify_help[] =
     "                the unit is the slice and its colour-flipped twin), one unit at a time;\n"
     "                repeat for more\n"
     "  --pieces N    check only the units of N pieces (after extending a checked database by\n"
-    "                a piece), one unit at a time\n";
+    "                a piece), one unit at a time\n"
+    "  --record FILE append each unit found consistent to FILE (its name, file size and time);\n"
+    "                a run with the same FILE skips the units recorded whose file has not\n"
+    "                changed since, so that a long check resumes where it was stopped\n";
 
 static const char info_help[] =
     "usage: damas info --db DIR [--json]\n"
@@ -242,9 +247,64 @@ static int open_db(const char *command, const char *dir, const char *variant, bo
     return CLI_OK;
 }
 
+/* `verify --record FILE`: one line a unit found consistent, "NAME SIZE SECONDS NANOSECONDS" (its
+ * file's size and modification time then). */
+typedef struct {
+    GenLog *log;
+    const char *dir, *path;
+    FILE *out;
+    int failed;                      /* errno of a failed write, 0 if none */
+} VerifyRecord;
+
+/* The stamp of unit m's file in dir: false if it cannot be read. */
+static bool unit_stamp(const char *dir, Material m, struct stat *st)
+{
+    char name[DB_NAME_MAX], path[4096];
+    store_unit_name(m, name);
+    snprintf(path, sizeof path, "%s/%s.h5", dir, name);
+    return stat(path, st) == 0;
+}
+
+static void verify_recorded(void *ctx, const GenUnitReport *r)
+{
+    VerifyRecord *rec = ctx;
+    gen_unit_done(rec->log, r);
+    Material m;
+    struct stat st;
+    if (!material_parse(r->name, &m) || !unit_stamp(rec->dir, m, &st))
+        return;
+    if (fprintf(rec->out, "%s %lld %lld %ld\n", r->name, (long long)st.st_size, (long long)st.st_mtim.tv_sec,
+                st.st_mtim.tv_nsec) < 0 || fflush(rec->out) != 0)
+        rec->failed = rec->failed ? rec->failed : errno ? errno : EIO;
+}
+
+/* Whether unit m of dir is in the record `text` with its file unchanged. */
+static bool unit_recorded(const char *text, const char *dir, Material m)
+{
+    struct stat st;
+    if (!text || !unit_stamp(dir, m, &st))
+        return false;
+    char name[DB_NAME_MAX], twin[DB_NAME_MAX], line[160];
+    material_name(m, name);
+    material_name(material_swap(m), twin);
+    for (const char *p = text; *p;) {
+        size_t len = strcspn(p, "\n");
+        snprintf(line, sizeof line, "%.*s", (int)(len < sizeof line ? len : sizeof line - 1), p);
+        char got[DB_NAME_MAX + 1];
+        long long size, sec;
+        long nsec;
+        if (sscanf(line, "%32s %lld %lld %ld", got, &size, &sec, &nsec) == 4 &&
+            (!strcmp(got, name) || !strcmp(got, twin)) && size == (long long)st.st_size &&
+            sec == (long long)st.st_mtim.tv_sec && nsec == st.st_mtim.tv_nsec)
+            return true;
+        p += len + (p[len] == '\n');
+    }
+    return false;
+}
+
 int cmd_verify(int argc, char **argv)
 {
-    const char *variant = NULL, *dir = NULL, *value;
+    const char *variant = NULL, *dir = NULL, *record = NULL, *value;
     bool optional = false, low_memory = false;
     uint64_t threads = (uint64_t)system_cores();
     Material only[DB_MAX_MATERIALS];
@@ -268,6 +328,8 @@ int cmd_verify(int argc, char **argv)
         } else if ((value = cli_option(argc, argv, &i, "--pieces"))) {
             if (!cli_uint(value, DB_MAX_PIECES, &pieces) || pieces < 2)
                 return cli_error(CLI_USAGE, "--pieces must be a number from 2 to %d, not '%s'", DB_MAX_PIECES, value);
+        } else if ((value = cli_option(argc, argv, &i, "--record"))) {
+            record = value;
         } else if ((value = cli_option(argc, argv, &i, "--unit"))) {
             if (nonly == DB_MAX_MATERIALS)
                 return cli_error(CLI_USAGE, "too many --unit options");
@@ -300,12 +362,59 @@ int cmd_verify(int argc, char **argv)
             return cli_error(CLI_FAIL, "%s holds no unit of %llu pieces", dir, (unsigned long long)pieces);
         }
     }
+    /* --record FILE: the units asked for (all if none), less those recorded unchanged. */
+    VerifyRecord rec = {NULL, dir, record, NULL, 0};
+    int skipped = 0;
+    if (record) {
+        char *text = NULL;
+        FILE *in = fopen(record, "r");
+        if (in) {
+            size_t cap = 0;
+            ssize_t got = getdelim(&text, &cap, '\0', in);
+            fclose(in);
+            if (got < 0) {
+                free(text);
+                text = NULL;
+            }
+        }
+        Material all[DB_MAX_MATERIALS], todo[DB_MAX_MATERIALS];
+        int n = gen_units(DB_MAX_PIECES, set->variant.rules.board_size, all), ntodo = 0;
+        for (int u = 0; u < n; u++) {
+            bool asked = nonly == 0;
+            for (int k = 0; k < nonly && !asked; k++)
+                asked = material_equal(only[k], all[u]) || material_equal(material_swap(only[k]), all[u]);
+            if (!asked || !store_unit_exists(dir, all[u]))
+                continue;
+            if (unit_recorded(text, dir, all[u]))
+                skipped++;
+            else
+                todo[ntodo++] = all[u];
+        }
+        free(text);
+        if (!(rec.out = fopen(record, "a"))) {
+            dbset_free(set);
+            free(set);
+            return cli_error(CLI_FAIL, "cannot write %s: %s", record, strerror(errno));
+        }
+        if (ntodo == 0) {
+            fclose(rec.out);
+            dbset_free(set);
+            free(set);
+            printf("ok: every unit asked for is recorded consistent in %s (%d units)\n", record, skipped);
+            return CLI_OK;
+        }
+        if (skipped)
+            fprintf(stderr, "%d units recorded consistent in %s: skipped\n", skipped, record);
+        memcpy(only, todo, (size_t)ntodo * sizeof *todo);
+        nonly = ntodo;
+    }
     low_memory |= nonly > 0 || !gen_load_fits(dir, set->variant.rules.board_size);
     double t0 = system_now();
     VerifyReport r;
     char err[1024];
     GenLog log = {isatty(2), t0, 0, 0, 0, "checked", 0};
-    GenProgress progress = {gen_unit_done, &log, NULL, NULL};
+    rec.log = &log;
+    GenProgress progress = {record ? verify_recorded : gen_unit_done, record ? (void *)&rec : &log, NULL, NULL};
     if (low_memory) {
         if (!nonly)
             fprintf(stderr, "verifying one unit at a time (low memory)\n");
@@ -319,6 +428,10 @@ int cmd_verify(int argc, char **argv)
     }
     dbset_free(set);
     free(set);
+    if (rec.out && fclose(rec.out) != 0 && !rec.failed)
+        rec.failed = errno ? errno : EIO;
+    if (rec.failed && rc == DAMAS_OK)
+        return cli_error(CLI_FAIL, "cannot write %s: %s", record, strerror(rec.failed));
     if (rc != DAMAS_OK)
         return cli_error(CLI_FAIL, "%s", err);
     if (!r.ok)

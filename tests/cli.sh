@@ -53,6 +53,18 @@ check gen_low_memory_keeps_what_fits 0 "unless kept (5 kept)" -- \
 if diff -r "$lowmem/keep" "$lowmem/usual" >/dev/null; then ok; else fail "gen_low_memory_keeping_same_files: they differ"; fi
 rm -rf "$lowmem"
 check verify_needs_db 2 "error: --db DIR is required" -- "$damas" verify
+# verify --record: a second run skips what the first found consistent, a changed file is checked again.
+rec=$(mktemp -d /tmp/damas-record.XXXXXX)
+"$damas" gen --variant czech --pieces 3 --out "$rec/db" >/dev/null 2>&1
+check verify_record_first_run 0 "ok: " -- "$damas" verify --db "$rec/db" --record "$rec/units"
+check verify_record_resumes 0 "every unit asked for is recorded consistent in $rec/units (9 units)" -- \
+  "$damas" verify --db "$rec/db" --record "$rec/units"
+touch "$rec/db/m0k1-m0k2.h5"
+check verify_record_rechecks_a_changed_unit 0 "8 units recorded consistent in $rec/units: skipped" -- \
+  "$damas" verify --db "$rec/db" --record "$rec/units"
+check verify_record_unwritable 1 "error: cannot write /nonexistent/units" -- \
+  "$damas" verify --db "$rec/db" --record /nonexistent/units
+rm -rf "$rec"
 check info_needs_db 2 "error: --db DIR is required" -- "$damas" info
 check info_missing_dir 1 "error: /nonexistent is not a damas database" -- "$damas" info --db /nonexistent
 
@@ -134,8 +146,9 @@ check match_hub_missing 1 "error: Hub engine '/nonexistent/engine': the engine e
 # With --db, a Hub engine that lists a db parameter is given the same database (its absolute path).
 hubdb=$(mktemp -d /tmp/damas-hubdb.XXXXXX)
 "$damas" gen --variant russian --pieces 3 --out "$hubdb/db" >/dev/null 2>&1
-check match_hub_engine_gets_the_database 0 "A wins" -- bash -c "cd '$hubdb' && '$damas' match --variant russian \
-  --a default --b \"hub:tee '$hubdb/input' | '$damas' hub\" --games 2 --time 0.02 --db db"
+absdamas=$(realpath "$damas")
+check match_hub_engine_gets_the_database 0 "A wins" -- bash -c "cd '$hubdb' && '$absdamas' match --variant russian \
+  --a default --b \"hub:tee '$hubdb/input' | '$absdamas' hub\" --games 2 --time 0.02 --db db"
 if grep -qx "set-param name=db value=\"$hubdb/db\"" "$hubdb/input"; then ok; else
   fail "match_hub_engine_told_the_database: $(grep db "$hubdb/input" | head -2)"; fi
 rm -rf "$hubdb"
