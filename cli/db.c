@@ -251,7 +251,7 @@ static int open_db(const char *command, const char *dir, const char *variant, bo
  * file's size and modification time then). */
 typedef struct {
     GenLog *log;
-    const char *dir, *path;
+    const char *dir;
     FILE *out;
     int failed;                      /* errno of a failed write, 0 if none */
 } VerifyRecord;
@@ -363,7 +363,7 @@ int cmd_verify(int argc, char **argv)
         }
     }
     /* --record FILE: the units asked for (all if none), less those recorded unchanged. */
-    VerifyRecord rec = {NULL, dir, record, NULL, 0};
+    VerifyRecord rec = {NULL, dir, NULL, 0};
     int skipped = 0;
     if (record) {
         char *text = NULL;

@@ -1,6 +1,5 @@
-/* realpath */
-#define _XOPEN_SOURCE 700
 /* damas match and damas play. */
+#define _XOPEN_SOURCE 700   /* realpath */
 #include <omp.h>
 #include <unistd.h>
 #include <ctype.h>
@@ -281,8 +280,10 @@ int cmd_match(int argc, char **argv)
         return cli_error(CLI_FAIL, "%s", err);
     /* A Hub engine that takes a database gets the same one, by its absolute path. */
     char db_path[PATH_MAX] = "";
-    if (db_dir && (pa.hub || pb.hub) && (!realpath(db_dir, db_path) || strchr(db_path, '"')))
+    if (db_dir && (pa.hub || pb.hub) && (!realpath(db_dir, db_path) || strchr(db_path, '"'))) {
+        probe_close(db);
         return cli_error(CLI_USAGE, "--db %s: no absolute path a Hub engine can be given", db_dir);
+    }
     const char *hub_db = db_path[0] ? db_path : NULL;
     Game *played = malloc((size_t)games * sizeof *played);
     if (!played)
