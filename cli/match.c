@@ -265,29 +265,35 @@ int cmd_match(int argc, char **argv)
         free(pb.w);
         return cli_error(CLI_USAGE, "a Hub engine plays on time: give --time (and neither --nodes nor --depth)");
     }
+    /* From here every way out frees what was taken (at `done`). */
     Position *open = NULL;
-    int nopen;
+    Game *played = NULL;
+    DbProbe *db = NULL;
+    int nopen, rc = CLI_OK;
+    char err[1024], db_path[PATH_MAX] = "";
     if (openings) {
-        if ((nopen = read_openings(openings, &v, &open)) < 0)
-            return CLI_FAIL;
+        if ((nopen = read_openings(openings, &v, &open)) < 0) {
+            rc = CLI_FAIL;
+            goto done;
+        }
     } else {
         open = malloc(MATCH_OPENINGS_MAX * sizeof *open);
         nopen = open ? match_openings_for(&v, (int)(games / 2), open, MATCH_OPENINGS_MAX) : 0;
     }
-    char err[1024];
-    DbProbe *db = NULL;
-    if (db_dir && !(db = probe_open(db_dir, &v, PROBE_CACHE_SEARCH, err, sizeof err)))
-        return cli_error(CLI_FAIL, "%s", err);
+    if (db_dir && !(db = probe_open(db_dir, &v, PROBE_CACHE_SEARCH, err, sizeof err))) {
+        rc = cli_error(CLI_FAIL, "%s", err);
+        goto done;
+    }
     /* A Hub engine that takes a database gets the same one, by its absolute path. */
-    char db_path[PATH_MAX] = "";
     if (db_dir && (pa.hub || pb.hub) && (!realpath(db_dir, db_path) || strchr(db_path, '"'))) {
-        probe_close(db);
-        return cli_error(CLI_USAGE, "--db %s: no absolute path a Hub engine can be given", db_dir);
+        rc = cli_error(CLI_USAGE, "--db %s: no absolute path a Hub engine can be given", db_dir);
+        goto done;
     }
     const char *hub_db = db_path[0] ? db_path : NULL;
-    Game *played = malloc((size_t)games * sizeof *played);
-    if (!played)
-        return cli_error(CLI_FAIL, "out of memory for %llu games", (unsigned long long)games);
+    if (!(played = malloc((size_t)games * sizeof *played))) {
+        rc = cli_error(CLI_FAIL, "out of memory for %llu games", (unsigned long long)games);
+        goto done;
+    }
     Player players[2] = {{a, pa.w, pa.hub, hub_db}, {b, pb.w, pb.hub, hub_db}};
     CliMatchProgress progress = {system_now(), (int)games};
     MatchResult r;
@@ -295,7 +301,8 @@ int cmd_match(int argc, char **argv)
                   cli_match_progress, &progress, err, sizeof err) != DAMAS_OK) {
         if (isatty(2))
             fputc('\n', stderr);
-        return cli_error(CLI_FAIL, "%s", err);
+        rc = cli_error(CLI_FAIL, "%s", err);
+        goto done;
     }
     if (isatty(2))
         fputc('\n', stderr);
@@ -309,21 +316,24 @@ int cmd_match(int argc, char **argv)
     printf("Elo A - B: %s\n", elo);
     if (pdn) {
         FILE *f = fopen(pdn, "w");
-        if (!f)
-            return cli_error(CLI_FAIL, "cannot write %s", pdn);
+        if (!f) {
+            rc = cli_error(CLI_FAIL, "cannot write %s", pdn);
+            goto done;
+        }
         for (int g = 0; g < (int)games; g++) {
             bool a_white = match_a_colour(open, nopen, g) == WHITE;
             match_write_pdn(f, &v, &played[g], "damas match", a_white ? a : b, a_white ? b : a, g + 1);
         }
         if (fclose(f) != 0)
-            return cli_error(CLI_FAIL, "cannot write %s (disk full?)", pdn);
+            rc = cli_error(CLI_FAIL, "cannot write %s (disk full?)", pdn);
     }
+done:
     free(played);
     free(open);
     free(pa.w);
     free(pb.w);
     probe_close(db);
-    return CLI_OK;
+    return rc;
 }
 
 /* The board as the variant's players see it (Spanish and Italian mirrored: a1 is light), and
