@@ -259,9 +259,8 @@ typedef struct {
 /* The stamp of unit m's file in dir: false if it cannot be read. */
 static bool unit_stamp(const char *dir, Material m, struct stat *st)
 {
-    char name[DB_NAME_MAX], path[4096];
-    store_unit_name(m, name);
-    snprintf(path, sizeof path, "%s/%s.h5", dir, name);
+    char path[STORE_PATH_MAX];
+    store_unit_path(dir, m, path);
     return stat(path, st) == 0;
 }
 
@@ -377,18 +376,15 @@ int cmd_verify(int argc, char **argv)
                 text = NULL;
             }
         }
-        Material all[DB_MAX_MATERIALS], todo[DB_MAX_MATERIALS];
-        int n = gen_units(DB_MAX_PIECES, set->variant.rules.board_size, all), ntodo = 0;
+        Material all[DB_MAX_MATERIALS], pending[DB_MAX_MATERIALS];
+        int n = gen_units(DB_MAX_PIECES, set->variant.rules.board_size, all), npending = 0;
         for (int u = 0; u < n; u++) {
-            bool asked = nonly == 0;
-            for (int k = 0; k < nonly && !asked; k++)
-                asked = material_equal(only[k], all[u]) || material_equal(material_swap(only[k]), all[u]);
-            if (!asked || !store_unit_exists(dir, all[u]))
+            if (!gen_unit_selected(all[u], only, nonly) || !store_unit_exists(dir, all[u]))
                 continue;
             if (unit_recorded(text, dir, all[u]))
                 skipped++;
             else
-                todo[ntodo++] = all[u];
+                pending[npending++] = all[u];
         }
         free(text);
         if (!(rec.out = fopen(record, "a"))) {
@@ -396,7 +392,7 @@ int cmd_verify(int argc, char **argv)
             free(set);
             return cli_error(CLI_FAIL, "cannot write %s: %s", record, strerror(errno));
         }
-        if (ntodo == 0) {
+        if (npending == 0) {
             fclose(rec.out);
             dbset_free(set);
             free(set);
@@ -405,8 +401,8 @@ int cmd_verify(int argc, char **argv)
         }
         if (skipped)
             fprintf(stderr, "%d units recorded consistent in %s: skipped\n", skipped, record);
-        memcpy(only, todo, (size_t)ntodo * sizeof *todo);
-        nonly = ntodo;
+        memcpy(only, pending, (size_t)npending * sizeof *pending);
+        nonly = npending;
     }
     low_memory |= nonly > 0 || !gen_load_fits(dir, set->variant.rules.board_size);
     double t0 = system_now();

@@ -81,6 +81,11 @@ void store_unlock(int fd)
         close(fd);
 }
 
+void store_unit_path(const char *dir, Material m, char *path)
+{
+    unit_path(dir, m, "", path);
+}
+
 bool store_unit_exists(const char *dir, Material m)
 {
     char path[PATH_LEN];

@@ -36,6 +36,9 @@ void store_unlock(int fd);
 /* Whether the unit file of m is complete on disk. */
 bool store_unit_exists(const char *dir, Material m);
 
+/* The path of the unit file of m in dir (path holds STORE_PATH_MAX). */
+void store_unit_path(const char *dir, Material m, char *path);
+
 /* Writes the n tables of one unit atomically (temporary file, fsync, rename), packed and
  * compressed (docs/FORMAT.md). The tables' statistics must be current (table_stats; unit_solve
  * leaves them so); their dont_care flags are computed if NULL. */

@@ -297,12 +297,12 @@ HubEngine *hub_engine_start(const char *command, const Variant *v, const char *d
             return NULL;
         }
         char name[64];
-        if (!strncmp(line, "param ", 6) && line_value(line, "name", name, sizeof name) && !strcmp(name, "variant"))
-            line_value(line, "values", names, sizeof names);
-        if (!strncmp(line, "param ", 6) && line_value(line, "name", name, sizeof name) && !strcmp(name, "rules"))
-            rules = true;
-        if (!strncmp(line, "param ", 6) && line_value(line, "name", name, sizeof name) && !strcmp(name, "db"))
-            takes_db = true;
+        if (!strncmp(line, "param ", 6) && line_value(line, "name", name, sizeof name)) {
+            if (!strcmp(name, "variant"))
+                line_value(line, "values", names, sizeof names);
+            rules |= !strcmp(name, "rules");
+            takes_db |= !strcmp(name, "db");
+        }
         if (!strcmp(line, "wait"))
             break;
     }

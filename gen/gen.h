@@ -214,6 +214,9 @@ typedef struct {
  * each slice checked to progress->unit_done (progress may be NULL). */
 int verify_set(const DbSet *s, int threads, const GenProgress *progress, VerifyReport *r);
 
+/* Whether unit m is among the n units of `only` (each named by either slice); all if n is 0. */
+bool gen_unit_selected(Material m, const Material *only, int n);
+
 /* verify_set on the database of v in dir, one unit at a time, for databases too large to hold:
  * it holds the units of fewer than N - 1 pieces (N the most in dir), the units of one piece
  * fewer that the unit being checked needs, and that unit; successors in other units are read

@@ -164,8 +164,7 @@ int verify_set(const DbSet *s, int threads, const GenProgress *progress, VerifyR
     return DAMAS_OK;
 }
 
-/* Whether unit m is among the n units of `only` (each named by either slice); all if n is 0. */
-static bool unit_selected(Material m, const Material *only, int n)
+bool gen_unit_selected(Material m, const Material *only, int n)
 {
     for (int k = 0; k < n; k++)
         if (material_equal(only[k], m) || material_equal(material_swap(only[k]), m))
@@ -184,7 +183,7 @@ int verify_dir(const Variant *v, const char *dir, const Material *only, int nonl
     for (int u = 0; u < n; u++) {
         if ((present[u] = store_unit_exists(dir, units[u])) && material_pieces(units[u]) > top)
             top = material_pieces(units[u]);
-        if (present[u] && unit_selected(units[u], only, nonly)) {
+        if (present[u] && gen_unit_selected(units[u], only, nonly)) {
             total++;
             positions_total += gen_unit_size(units[u], v->rules.board_size);
         }
@@ -209,7 +208,7 @@ int verify_dir(const Variant *v, const char *dir, const Material *only, int nonl
     int rc = DAMAS_OK, done = 0;
     uint64_t positions_done = 0;
     for (int u = 0; u < n && rc == DAMAS_OK && r->ok; u++) {
-        if (!present[u] || !unit_selected(units[u], only, nonly))
+        if (!present[u] || !gen_unit_selected(units[u], only, nonly))
             continue;
         /* Held: every unit of fewer than top - 1 pieces, the units of top - 1 pieces that u
          * needs (its captures' and promotions' units), and u; the others through disk.
