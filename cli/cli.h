@@ -87,6 +87,11 @@ bool cli_seconds(const char *text, double *out);
 /* Parses --threads' value into *threads (1..1024); prints the error itself. */
 bool cli_threads(const char *text, uint64_t *threads);
 
+/* Parses --contempt's value: one contempt in hundredths of a man (0 to SEARCH_CONTEMPT_MAX)
+ * into out[0] and out[1], or two separated by a comma (player A's, then B's) when `pair`;
+ * prints the error itself. */
+bool cli_contempt(const char *text, bool pair, int out[2]);
+
 /* Looks up --variant (with --optional-capture); prints the error itself. */
 bool cli_variant(const char *name, bool optional_capture, Variant *out);
 

@@ -19,7 +19,7 @@ enum { HUB_TT_MB_MAX = 65536 };
 typedef struct {
     pthread_mutex_t out;          /* one writer at a time on stdout */
     char variant[32], weights[1024], db[1024], rules[16];
-    uint64_t tt_mb;
+    uint64_t tt_mb, contempt;
     bool ready;
     Variant v;
     Weights w;
@@ -137,6 +137,7 @@ static bool hub_init(Hub *h, char *err, size_t errlen)
         snprintf(err, errlen, "out of memory for the search");
         return false;
     }
+    search_set_contempt(h->search, (int)h->contempt);
     Position start;
     pos_start(&start, &h->v);
     game_begin(&h->game, &start);
@@ -149,7 +150,8 @@ int cmd_hub(int argc, char **argv)
     if (argc > 1 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
         puts("usage: damas hub\n\nSpeaks the Hub protocol (version 2, as Scan 3) on standard input and output, for\n"
              "GUIs and pydraughts. Parameters: variant, rules (default or official: the draw rules),\n"
-             "weights (a file or default), db (a database directory or empty), tt-mb.");
+             "weights (a file or default), db (a database directory or empty), tt-mb, contempt (how\n"
+             "much worse than 0 a draw is for the engine, in hundredths of a man).");
         return CLI_OK;
     }
     Hub *h = calloc(1, sizeof *h);
@@ -160,6 +162,7 @@ int cmd_hub(int argc, char **argv)
     snprintf(h->weights, sizeof h->weights, "default");
     snprintf(h->rules, sizeof h->rules, "default");
     h->tt_mb = SEARCH_TT_MB;
+    h->contempt = SEARCH_CONTEMPT_PLAY;
     char line[16384], err[1024];
     while (fgets(line, sizeof line, stdin)) {
         line[strcspn(line, "\r\n")] = '\0';
@@ -176,6 +179,8 @@ int cmd_hub(int argc, char **argv)
             hub_say(h, "param name=db value=\"%s\" type=string", h->db);
             hub_say(h, "param name=tt-mb value=%llu type=int min=1 max=%d", (unsigned long long)h->tt_mb,
                     HUB_TT_MB_MAX);
+            hub_say(h, "param name=contempt value=%llu type=int min=0 max=%d", (unsigned long long)h->contempt,
+                    SEARCH_CONTEMPT_MAX);
             hub_say(h, "wait");
         } else if (!strcmp(cmd, "set-param")) {
             const char *name = hub_arg(&a, "name"), *value = hub_arg(&a, "value");
@@ -195,6 +200,9 @@ int cmd_hub(int argc, char **argv)
                     h->tt_mb = mb;
                 else
                     hub_say(h, "error message=\"tt-mb must be from 1 to %d\"", HUB_TT_MB_MAX);
+            } else if (!strcmp(name, "contempt")) {
+                if (!cli_uint(value, SEARCH_CONTEMPT_MAX, &h->contempt))
+                    hub_say(h, "error message=\"contempt must be from 0 to %d\"", SEARCH_CONTEMPT_MAX);
             } else
                 hub_say(h, "error message=\"unknown parameter %s\"", name);
         } else if (!strcmp(cmd, "init")) {

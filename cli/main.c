@@ -92,6 +92,25 @@ bool cli_threads(const char *text, uint64_t *threads)
     return false;
 }
 
+bool cli_contempt(const char *text, bool pair, int out[2])
+{
+    char copy[64];
+    snprintf(copy, sizeof copy, "%s", text);
+    char *second = pair ? strchr(copy, ',') : NULL;
+    if (second)
+        *second++ = '\0';
+    uint64_t a, b;
+    if (strlen(text) < sizeof copy && cli_uint(copy, SEARCH_CONTEMPT_MAX, &a) &&
+        (!second || cli_uint(second, SEARCH_CONTEMPT_MAX, &b))) {
+        out[0] = (int)a;
+        out[1] = second ? (int)b : (int)a;
+        return true;
+    }
+    cli_error(CLI_USAGE, "--contempt must be %s from 0 to %d (hundredths of a man), not '%s'",
+              pair ? "a number, or two separated by a comma," : "a number", SEARCH_CONTEMPT_MAX, text);
+    return false;
+}
+
 bool cli_variant(const char *name, bool optional_capture, Variant *out)
 {
     char err[256];

@@ -16,10 +16,14 @@
 #include "../engine/pdn.h"
 #include "cli.h"
 
+#define TEXT_(x) #x
+#define TEXT(x) TEXT_(x)
+#define CONTEMPT_DEFAULT_TEXT TEXT(SEARCH_CONTEMPT_PLAY)
+
 static const char match_help[] =
     "usage: damas match --variant V [--optional-capture] --a W1 --b W2 --games N\n"
     "                   (--nodes K | --depth D | --time S) [--openings FILE] [--threads T] [--pdn FILE]\n"
-    "                   [--db DIR] [--seed S] [--rules R]\n"
+    "                   [--db DIR] [--seed S] [--rules R] [--contempt C[,C2]]\n"
     "\n"
     "Plays N games between two players, each opening twice with the colours swapped, games in\n"
     "parallel, and prints the wins, draws and losses of A and the Elo difference A - B with its\n"
@@ -39,6 +43,9 @@ static const char match_help[] =
     "--db DIR: both players search with this endgame database (a Hub engine if it lists a db\n"
     "parameter, as damas does: it is given the directory's absolute path), and a game ends as\n"
     "soon as the database covers its position without a capture to make (its value decides).\n"
+    "--contempt C: damas scores a draw C hundredths of a man below 0 for itself (default "
+    CONTEMPT_DEFAULT_TEXT "),\n"
+    "so that it plays on where it judges itself better than that; C,C2 gives A's, then B's.\n"
     "\n" CLI_RULES_HELP "\n"
     "  damas match --variant russian --a default --b 'hub:/opt/damas-0.2/damas hub' --games 400 --time 0.1\n";
 
@@ -51,10 +58,13 @@ static const char match_help[] =
 
 static const char play_help[] =
     "usage: damas play --variant V [--optional-capture] [--weights W] [--db DIR] [--depth D | --time S]\n"
-    "                  [--black] [--fen FEN] [--rules R]\n"
+    "                  [--black] [--fen FEN] [--rules R] [--contempt C]\n"
     "\n"
     "A game against the engine in the terminal. Type moves in the variant's notation; also:\n"
-    PLAY_COMMANDS "\n" CLI_RULES_HELP;
+    PLAY_COMMANDS "\n"
+    "--contempt C: the engine scores a draw C hundredths of a man below 0 for itself (default "
+    CONTEMPT_DEFAULT_TEXT ").\n"
+    "\n" CLI_RULES_HELP;
 
 typedef struct {
     const char *spec;
@@ -201,6 +211,7 @@ int cmd_match(int argc, char **argv)
                *rules = NULL;
     bool optional = false;
     uint64_t games = 0, threads = 1, seed = 1, n;
+    int contempt[2] = {SEARCH_CONTEMPT_PLAY, SEARCH_CONTEMPT_PLAY};
     SearchLimits limits = {0};
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
@@ -242,6 +253,9 @@ int cmd_match(int argc, char **argv)
         } else if ((value = cli_option(argc, argv, &i, "--seed"))) {
             if (!cli_uint(value, UINT64_MAX, &seed))
                 return cli_error(CLI_USAGE, "--seed must be a number, not '%s'", value);
+        } else if ((value = cli_option(argc, argv, &i, "--contempt"))) {
+            if (!cli_contempt(value, true, contempt))
+                return CLI_USAGE;
         } else {
             return cli_error(CLI_USAGE, "unexpected argument '%s' (see damas match --help)", argv[i]);
         }
@@ -294,7 +308,7 @@ int cmd_match(int argc, char **argv)
         rc = cli_error(CLI_FAIL, "out of memory for %llu games", (unsigned long long)games);
         goto done;
     }
-    Player players[2] = {{a, pa.w, pa.hub, hub_db}, {b, pb.w, pb.hub, hub_db}};
+    Player players[2] = {{a, pa.w, pa.hub, hub_db, contempt[0]}, {b, pb.w, pb.hub, hub_db, contempt[1]}};
     CliMatchProgress progress = {system_now(), (int)games};
     MatchResult r;
     if (match_run(&v, players, open, nopen, (int)games, &limits, (int)threads, seed, db, played, &r,
@@ -393,6 +407,7 @@ int cmd_play(int argc, char **argv)
 {
     const char *variant = NULL, *weights = NULL, *db_dir = NULL, *fen = NULL, *rules = NULL, *value;
     bool optional = false, human_black = false;
+    int contempt[2] = {SEARCH_CONTEMPT_PLAY, SEARCH_CONTEMPT_PLAY};
     SearchLimits limits = {.seconds = 2.0};
     uint64_t n;
     for (int i = 1; i < argc; i++) {
@@ -418,6 +433,9 @@ int cmd_play(int argc, char **argv)
             if (!cli_seconds(value, &s))
                 return cli_error(CLI_USAGE, "--time must be a positive number of seconds, not '%s'", value);
             limits = (SearchLimits){.seconds = s};
+        } else if ((value = cli_option(argc, argv, &i, "--contempt"))) {
+            if (!cli_contempt(value, false, contempt))
+                return CLI_USAGE;
         } else if (!strcmp(argv[i], "--black")) {
             human_black = true;
         } else if (!strcmp(argv[i], "--optional-capture")) {
@@ -453,6 +471,7 @@ int cmd_play(int argc, char **argv)
     Search *s = search_new(&v, w, db, SEARCH_TT_MB);
     if (!s)
         return cli_error(CLI_FAIL, "out of memory");
+    search_set_contempt(s, contempt[0]);
     int human = human_black ? BLACK : WHITE;
     /* The game as played (log: positions, hashes, counts; moves beyond log->n can be redone),
      * and as saved. */

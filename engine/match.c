@@ -125,6 +125,8 @@ int match_run(const Variant *v, const Player players[2], const Position *opening
                     first_error(&failed, err, errlen, message);
             } else if (players[c].w && !(mine[c].search = search_new(v, players[c].w, db, SEARCH_TT_MB_MATCH))) {
                 first_error(&failed, err, errlen, "out of memory for the searches");
+            } else if (mine[c].search) {
+                search_set_contempt(mine[c].search, players[c].contempt);
             }
         }
         Game *game = malloc(sizeof *game);

@@ -16,6 +16,7 @@ typedef struct {
     const Weights *w;        /* damas with these weights; NULL for the random mover or a Hub engine */
     const char *hub;         /* a Hub engine's command line (engine/hub.h), or NULL */
     const char *hub_db;      /* the database directory for a Hub engine that takes one, or NULL */
+    int contempt;            /* damas's: search_set_contempt */
 } Player;
 
 /* What plays one colour of a game: a damas search, a Hub engine, or neither (random mover). */

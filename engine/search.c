@@ -52,6 +52,8 @@ struct Search {
     int stop;                                  /* set by a limit or by halt */
     int halt;                                  /* set by search_stop, cleared by search_resume */
     int root_score;                            /* of the root's best move so far */
+    int contempt;                              /* see search_set_contempt */
+    int contempt_side;                         /* the root's side the table's draw scores are for */
 };
 
 Search *search_new(const Variant *v, const Weights *w, DbProbe *db, size_t tt_mb)
@@ -98,6 +100,19 @@ void search_clear(Search *s)
     memset(s->killer, 0, sizeof s->killer);
     memset(s->evals, 0, sizeof s->evals);
     eval_prepare(s->w, &s->table);
+}
+
+void search_set_contempt(Search *s, int contempt)
+{
+    if (contempt != s->contempt)
+        memset(s->tt, 0, (s->tt_mask + 1) * sizeof *s->tt);
+    s->contempt = contempt;
+}
+
+/* A draw `ply` plies from the root, for the side to move there. */
+static int draw_score(const Search *s, int ply)
+{
+    return ply & 1 ? s->contempt : -s->contempt;
 }
 
 void search_stop(Search *s)
@@ -271,7 +286,7 @@ static int negamax(Search *s, Position *pos, int alpha, int beta, int depth, int
         return 0;
     if (ply > 0) {
         if (game_draw_rule(s->v, pos, clock) || game_repetitions(s->hashes, s->nhashes, clock.reversible) > 0)
-            return 0;
+            return draw_score(s, ply);
     }
     /* At the horizon with nothing to capture, the evaluation stands (or, with no king on the
      * board, the quiescence search above), unless the side to move has no move at all, or, on
@@ -301,7 +316,7 @@ static int negamax(Search *s, Position *pos, int alpha, int beta, int depth, int
         DbValue v;
         if (probe_value(s->db, pos, &v, NULL, 0) == DAMAS_OK) {
             s->db_hits++;
-            return v.wdl == DB_DRAW ? 0 : v.wdl == DB_WIN ? SEARCH_WIN - ply - v.dtw : -(SEARCH_WIN - ply - v.dtw);
+            return v.wdl == DB_DRAW ? draw_score(s, ply) : v.wdl == DB_WIN ? SEARCH_WIN - ply - v.dtw : -(SEARCH_WIN - ply - v.dtw);
         }
     }
     if (depth <= 0 && !capture && !threat)
@@ -441,6 +456,11 @@ int search_run(Search *s, const Position *root, const uint64_t *history, int nhi
     s->nodes = s->db_hits = 0;
     s->stop = 0;
     s->root_score = 0;
+    /* The table's draw scores are for one side at the root: the other's must not read them. */
+    if (s->contempt && root->side != s->contempt_side) {
+        memset(s->tt, 0, (s->tt_mask + 1) * sizeof *s->tt);
+        s->contempt_side = root->side;
+    }
     /* Only the positions since the last capture or man's move can repeat. */
     int keep = nhistory < clock.reversible ? nhistory : clock.reversible;
     if (keep > (int)(sizeof s->hashes / sizeof *s->hashes) - SEARCH_MAX_PLY - 1)

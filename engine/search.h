@@ -25,6 +25,11 @@ enum {
  * thread's of a match, one self-play thread's (many short searches). */
 enum { SEARCH_TT_MB = 64, SEARCH_TT_MB_MATCH = 16, SEARCH_TT_MB_SELFPLAY = 4 };
 
+/* The contempt (search_set_contempt) damas plays with (`play`, `match`, the Hub engine) unless
+ * told otherwise; analysis and self-play search with none. */
+#define SEARCH_CONTEMPT_PLAY 20
+enum { SEARCH_CONTEMPT_MAX = 1000 };
+
 typedef struct {
     int depth;           /* iterations to complete; 0 = up to SEARCH_MAX_PLY - 1 */
     uint64_t nodes;      /* stop after this many nodes; 0 = no limit */
@@ -70,6 +75,15 @@ static inline int search_game(Search *s, const GameLog *g, const SearchLimits *l
 {
     return search_run(s, game_pos(g), g->hashes, g->n, g->clock[g->n], limits, out, report, ctx);
 }
+
+/* How much worse than 0 a draw is for the side to move at the root, in hundredths of a man (and
+ * how much better for its opponent): a draw by the draw rule, by repetition or by the database
+ * then scores -contempt where the root's side is to move, so that it plays on in positions
+ * it judges better than that, as against a weaker opponent. 0 (as from search_new) scores
+ * every draw 0: the objective value, for analysis and self-play. A change of contempt, or of
+ * the side to move at the root while it is not 0, empties the transposition table (its
+ * scores were for the other). */
+void search_set_contempt(Search *s, int contempt);
 
 /* Asks the running search (from another thread), or the next one if it has not started yet, to
  * stop soon: it returns its last result. The request holds until search_resume. */

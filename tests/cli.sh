@@ -114,6 +114,14 @@ rm -rf "$train_dir"
 rm -f "$pdn" "$pdn_data" "$pdn_data.b"
 check match_needs_limit 2 "error: a limit per move is required" -- "$damas" match --variant italian --a default --b random --games 2
 check match_odd_games 2 "error: --games must be an even number" -- "$damas" match --variant italian --a default --b random --games 3 --nodes 10
+check match_contempt_range 2 "error: --contempt must be a number, or two separated by a comma, from 0 to 1000" -- \
+  "$damas" match --variant italian --a default --b random --games 2 --nodes 10 --contempt 1001
+check match_contempt_pair_malformed 2 "not '20,'" -- \
+  "$damas" match --variant italian --a default --b random --games 2 --nodes 10 --contempt 20,
+check match_contempt_per_player 0 "A wins" -- \
+  "$damas" match --variant russian --a builtin --b builtin --games 2 --nodes 500 --contempt 40,0
+check play_contempt_one_value 2 "error: --contempt must be a number from 0 to 1000" -- \
+  "$damas" play --variant russian --contempt 10,20
 # damas play: a compulsory capture explained, resign and save, undo and redo, Spanish drawn
 # mirrored with its square numbers (1 = h1).
 play_pdn=$(mktemp)
@@ -178,6 +186,10 @@ check hub_tt_mb_range_checked 0 'error message="tt-mb must be from 1 to 65536"' 
   bash -c "printf 'hub\nset-param name=tt-mb value=-1\nquit\n' | '$damas' hub"
 check hub_param_shows_current_values 0 'param name=tt-mb value=8 ' -- \
   bash -c "printf 'set-param name=tt-mb value=8\nhub\nquit\n' | '$damas' hub"
+check hub_contempt_default 0 'param name=contempt value=20 type=int min=0 max=1000' -- \
+  bash -c "printf 'hub\nquit\n' | '$damas' hub"
+check hub_contempt_range_checked 0 'error message="contempt must be from 0 to 1000"' -- \
+  bash -c "printf 'set-param name=contempt value=x\nquit\n' | '$damas' hub"
 check hub_official_rules_accepted 0 "ready" -- \
   bash -c "printf 'set-param name=rules value=official\ninit\nquit\n' | '$damas' hub"
 check hub_init_answers_unknown_rules 0 "error message=\"unknown draw rules 'fide' (default or official)\"" -- \

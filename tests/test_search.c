@@ -132,6 +132,30 @@ Test(search, the_horizon_searches_exchanges_a_quiet_position_offers)
     free(w);
 }
 
+/* A king each and one ply left before the 40-move rule: every move draws. The side to move at
+ * the root scores the draw -contempt, whichever colour it is, and 0 with no contempt. */
+Test(search, a_draw_scores_minus_the_contempt_for_the_side_to_move_at_the_root)
+{
+    Variant v = test_variant("brazilian", false);
+    Weights *w = malloc(sizeof *w);
+    weights_default(&v, w);
+    Search *s = search_new(&v, w, NULL, 8);
+    SearchLimits limits = {.depth = 3};
+    SearchInfo info;
+    const char *fens[2] = {"W:WKa1:BKh2", "B:WKa1:BKh2"};
+    int contempts[3] = {0, 25, 0};
+    for (int c = 0; c < 3; c++) {
+        search_set_contempt(s, contempts[c]);
+        for (int f = 0; f < 2; f++) {
+            Position pos = test_position(&v, fens[f]);
+            cr_assert_gt(search_run(s, &pos, NULL, 0, (GameClock){79, 79}, &limits, &info, NULL, NULL), 0);
+            cr_assert_eq(info.score, -contempts[c], "%s, contempt %d: scored %d", fens[f], contempts[c], info.score);
+        }
+    }
+    search_free(s);
+    free(w);
+}
+
 Test(search, beats_a_random_mover_in_at_least_95_percent_of_games, .timeout = 120)
 {
     const char *names[] = {"brazilian", "italian", "american"};
@@ -149,8 +173,8 @@ Test(search, beats_a_random_mover_in_at_least_95_percent_of_games, .timeout = 12
         for (int g = 0; g < games; g++) {
             const Position *start = &openings[(g / 2) % nopen];
             int engine = g % 2 ? start->side : 1 - start->side;
-            players[engine] = (Player){"default", w, NULL, NULL};
-            players[1 - engine] = (Player){"random", NULL, NULL, NULL};
+            players[engine] = (Player){"default", w, NULL, NULL, 0};
+            players[1 - engine] = (Player){"random", NULL, NULL, NULL, 0};
             Seat seats[2] = {{NULL, NULL}, {NULL, NULL}};
             seats[engine].search = s;
             Game *game = malloc(sizeof *game);
