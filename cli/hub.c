@@ -162,7 +162,6 @@ int cmd_hub(int argc, char **argv)
     snprintf(h->weights, sizeof h->weights, "default");
     snprintf(h->rules, sizeof h->rules, "default");
     h->tt_mb = SEARCH_TT_MB;
-    h->contempt = SEARCH_CONTEMPT_PLAY;
     char line[16384], err[1024];
     while (fgets(line, sizeof line, stdin)) {
         line[strcspn(line, "\r\n")] = '\0';

@@ -16,10 +16,6 @@
 #include "../engine/pdn.h"
 #include "cli.h"
 
-#define TEXT_(x) #x
-#define TEXT(x) TEXT_(x)
-#define CONTEMPT_DEFAULT_TEXT TEXT(SEARCH_CONTEMPT_PLAY)
-
 static const char match_help[] =
     "usage: damas match --variant V [--optional-capture] --a W1 --b W2 --games N\n"
     "                   (--nodes K | --depth D | --time S) [--openings FILE] [--threads T] [--pdn FILE]\n"
@@ -43,9 +39,8 @@ static const char match_help[] =
     "--db DIR: both players search with this endgame database (a Hub engine if it lists a db\n"
     "parameter, as damas does: it is given the directory's absolute path), and a game ends as\n"
     "soon as the database covers its position without a capture to make (its value decides).\n"
-    "--contempt C: damas scores a draw C hundredths of a man below 0 for itself (default "
-    CONTEMPT_DEFAULT_TEXT "),\n"
-    "so that it plays on where it judges itself better than that; C,C2 gives A's, then B's.\n"
+    "--contempt C: damas scores a draw C hundredths of a man below 0 for itself (default 0), so\n"
+    "that it plays on where it judges itself better than that; C,C2 gives A's, then B's.\n"
     "\n" CLI_RULES_HELP "\n"
     "  damas match --variant russian --a default --b 'hub:/opt/damas-0.2/damas hub' --games 400 --time 0.1\n";
 
@@ -62,8 +57,7 @@ static const char play_help[] =
     "\n"
     "A game against the engine in the terminal. Type moves in the variant's notation; also:\n"
     PLAY_COMMANDS "\n"
-    "--contempt C: the engine scores a draw C hundredths of a man below 0 for itself (default "
-    CONTEMPT_DEFAULT_TEXT ").\n"
+    "--contempt C: the engine scores a draw C hundredths of a man below 0 for itself (default 0).\n"
     "\n" CLI_RULES_HELP;
 
 typedef struct {
@@ -211,7 +205,7 @@ int cmd_match(int argc, char **argv)
                *rules = NULL;
     bool optional = false;
     uint64_t games = 0, threads = 1, seed = 1, n;
-    int contempt[2] = {SEARCH_CONTEMPT_PLAY, SEARCH_CONTEMPT_PLAY};
+    int contempt[2] = {0, 0};
     SearchLimits limits = {0};
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
@@ -407,7 +401,7 @@ int cmd_play(int argc, char **argv)
 {
     const char *variant = NULL, *weights = NULL, *db_dir = NULL, *fen = NULL, *rules = NULL, *value;
     bool optional = false, human_black = false;
-    int contempt[2] = {SEARCH_CONTEMPT_PLAY, SEARCH_CONTEMPT_PLAY};
+    int contempt[2] = {0, 0};
     SearchLimits limits = {.seconds = 2.0};
     uint64_t n;
     for (int i = 1; i < argc; i++) {

@@ -25,9 +25,7 @@ enum {
  * thread's of a match, one self-play thread's (many short searches). */
 enum { SEARCH_TT_MB = 64, SEARCH_TT_MB_MATCH = 16, SEARCH_TT_MB_SELFPLAY = 4 };
 
-/* The contempt (search_set_contempt) damas plays with (`play`, `match`, the Hub engine) unless
- * told otherwise; analysis and self-play search with none. */
-#define SEARCH_CONTEMPT_PLAY 20
+/* The largest contempt (search_set_contempt) the command line and the Hub engine take. */
 enum { SEARCH_CONTEMPT_MAX = 1000 };
 
 typedef struct {
@@ -79,8 +77,8 @@ static inline int search_game(Search *s, const GameLog *g, const SearchLimits *l
 /* How much worse than 0 a draw is for the side to move at the root, in hundredths of a man (and
  * how much better for its opponent): a draw by the draw rule, by repetition or by the database
  * then scores -contempt where the root's side is to move, so that it plays on in positions
- * it judges better than that, as against a weaker opponent. 0 (as from search_new) scores
- * every draw 0: the objective value, for analysis and self-play. A change of contempt, or of
+ * it judges better than that, as against a weaker opponent. 0 (as from search_new, and the
+ * default of `play`, `match` and the Hub engine) scores every draw 0: the objective value. A change of contempt, or of
  * the side to move at the root while it is not 0, empties the transposition table (its
  * scores were for the other). */
 void search_set_contempt(Search *s, int contempt);

@@ -186,8 +186,8 @@ check hub_tt_mb_range_checked 0 'error message="tt-mb must be from 1 to 65536"' 
   bash -c "printf 'hub\nset-param name=tt-mb value=-1\nquit\n' | '$damas' hub"
 check hub_param_shows_current_values 0 'param name=tt-mb value=8 ' -- \
   bash -c "printf 'set-param name=tt-mb value=8\nhub\nquit\n' | '$damas' hub"
-check hub_contempt_default 0 'param name=contempt value=20 type=int min=0 max=1000' -- \
-  bash -c "printf 'hub\nquit\n' | '$damas' hub"
+check hub_contempt_set 0 'param name=contempt value=35 type=int min=0 max=1000' -- \
+  bash -c "printf 'set-param name=contempt value=35\nhub\nquit\n' | '$damas' hub"
 check hub_contempt_range_checked 0 'error message="contempt must be from 0 to 1000"' -- \
   bash -c "printf 'set-param name=contempt value=x\nquit\n' | '$damas' hub"
 check hub_official_rules_accepted 0 "ready" -- \
