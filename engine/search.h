@@ -78,9 +78,9 @@ static inline int search_game(Search *s, const GameLog *g, const SearchLimits *l
  * how much better for its opponent): a draw by the draw rule, by repetition or by the database
  * then scores -contempt where the root's side is to move, so that it plays on in positions
  * it judges better than that, as against a weaker opponent. 0 (as from search_new, and the
- * default of `play`, `match` and the Hub engine) scores every draw 0: the objective value. A change of contempt, or of
- * the side to move at the root while it is not 0, empties the transposition table (its
- * scores were for the other). */
+ * default of `play`, `match` and the Hub engine) scores every draw 0: the objective value. A
+ * change of contempt, or of the side to move at the root while it is not 0, empties the
+ * transposition table (its scores were for the other). */
 void search_set_contempt(Search *s, int contempt);
 
 /* Asks the running search (from another thread), or the next one if it has not started yet, to
