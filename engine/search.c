@@ -93,9 +93,15 @@ void search_free(Search *s)
     }
 }
 
-void search_clear(Search *s)
+/* Empties the transposition table. */
+static void tt_clear(Search *s)
 {
     memset(s->tt, 0, (s->tt_mask + 1) * sizeof *s->tt);
+}
+
+void search_clear(Search *s)
+{
+    tt_clear(s);
     memset(s->history, 0, sizeof s->history);
     memset(s->killer, 0, sizeof s->killer);
     memset(s->evals, 0, sizeof s->evals);
@@ -105,7 +111,7 @@ void search_clear(Search *s)
 void search_set_contempt(Search *s, int contempt)
 {
     if (contempt != s->contempt)
-        memset(s->tt, 0, (s->tt_mask + 1) * sizeof *s->tt);
+        tt_clear(s);
     s->contempt = contempt;
 }
 
@@ -458,7 +464,7 @@ int search_run(Search *s, const Position *root, const uint64_t *history, int nhi
     s->root_score = 0;
     /* The table's draw scores are for one side at the root: the other's must not read them. */
     if (s->contempt && root->side != s->contempt_side) {
-        memset(s->tt, 0, (s->tt_mask + 1) * sizeof *s->tt);
+        tt_clear(s);
         s->contempt_side = root->side;
     }
     /* Only the positions since the last capture or man's move can repeat. */
