@@ -37,6 +37,19 @@ int cmd_fit(int argc, char **argv);
  * the error itself. */
 bool cli_weights(const char *arg, const Variant *v, Weights *out);
 
+/* The endgame tables a damas engine searches with (analyze, play, match, hub): the database in
+ * `dir`; none if `dir` is "none"; if `dir` is NULL or empty, the variant's tables of at most
+ * CLI_TABLES_PIECES pieces, built once (seconds) into $XDG_CACHE_HOME/damas or ~/.cache/damas
+ * (gen_cached), or none, with a warning on stderr, where they cannot be. *out is NULL for
+ * none. Returns false, with a message in err, only for a directory given that cannot be
+ * opened. */
+enum { CLI_TABLES_PIECES = 4 };
+bool cli_engine_db(const char *dir, const Variant *v, DbProbe **out, char *err, size_t errlen);
+
+#define CLI_DB_HELP                                                                                    \
+    "  --db DIR      an endgame database of the variant: exact scores within its piece count;\n"     \
+    "                without it the <=4-piece tables, built once into ~/.cache/damas; 'none': none\n"
+
 /* --weights in a command's help. */
 #define CLI_WEIGHTS_HELP                                                                                 \
     "  --weights W   a weight file (damas train); 'default': the variant's shipped weights\n"            \

@@ -6,8 +6,51 @@
 
 #include "../core/notation.h"
 #include "../engine/search.h"
+#include "../gen/gen.h"
 #include "../core/variant.h"
 #include "cli.h"
+
+typedef struct {
+    const char *dir;
+    bool said;
+} TablesNote;
+
+static void tables_building(void *ctx, const GenUnitReport *r)
+{
+    TablesNote *note = ctx;
+    if (!r->skipped && !note->said) {
+        fprintf(stderr, "damas: building the endgame tables of up to %d pieces in %s (once)\n", CLI_TABLES_PIECES,
+                note->dir);
+        note->said = true;
+    }
+}
+
+bool cli_engine_db(const char *dir, const Variant *v, DbProbe **out, char *err, size_t errlen)
+{
+    *out = NULL;
+    if (dir && !strcmp(dir, "none"))
+        return true;
+    if (dir && dir[0])
+        return (*out = probe_open(dir, v, PROBE_CACHE_SEARCH, err, errlen)) != NULL;
+    char root[2048], tables[2560], why[1024];
+    const char *cache = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+    if (cache && cache[0] == '/')
+        snprintf(root, sizeof root, "%s/damas", cache);
+    else if (home && home[0] == '/')
+        snprintf(root, sizeof root, "%s/.cache/damas", home);
+    else {
+        fprintf(stderr, "warning: no endgame tables (neither XDG_CACHE_HOME nor HOME is set): give --db DIR\n");
+        return true;
+    }
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    TablesNote note = {tables, false};
+    GenProgress progress = {tables_building, &note, NULL, NULL};
+    if (gen_cached(v, CLI_TABLES_PIECES, root, cores > 0 && cores < 64 ? (int)cores : 1, &progress, tables,
+                   sizeof tables, why, sizeof why) != DAMAS_OK ||
+        !(*out = probe_open(tables, v, PROBE_CACHE_SEARCH, why, sizeof why)))
+        fprintf(stderr, "warning: playing without endgame tables: %s\n", why);
+    return true;
+}
 
 static const char analyze_help[] =
     "usage: damas analyze --variant V [--optional-capture] [--weights W] [--db DIR]\n"
@@ -16,8 +59,7 @@ static const char analyze_help[] =
     "Searches FEN and prints, per completed iteration, the depth, score (in men for the side to\n"
     "move, or the plies to a forced end), nodes, speed, database hits and the principal variation;\n"
     "then the best move. Without a limit it searches 5 seconds.\n"
-    CLI_WEIGHTS_HELP
-    "  --db DIR      an endgame database of the variant: exact scores within its piece count\n";
+    CLI_WEIGHTS_HELP CLI_DB_HELP;
 
 static const char eval_help[] =
     "usage: damas eval --variant V [--optional-capture] [--weights W] FEN\n"
@@ -216,8 +258,8 @@ int cmd_analyze(int argc, char **argv)
     int rc = engine_args(argc, argv, analyze_help, true, &a);
     if (rc >= 0 || (rc = engine_setup(&a, &v, &w, &pos)) >= 0)
         return rc;
-    DbProbe *db = NULL;
-    if (a.db && !(db = probe_open(a.db, &v, PROBE_CACHE_SEARCH, err, sizeof err))) {
+    DbProbe *db;
+    if (!cli_engine_db(a.db, &v, &db, err, sizeof err)) {
         free(w);
         return cli_error(CLI_FAIL, "%s", err);
     }

@@ -130,7 +130,7 @@ static bool hub_init(Hub *h, char *err, size_t errlen)
     }
     probe_close(h->probe);
     h->probe = NULL;
-    if (h->db[0] && !(h->probe = probe_open(h->db, &h->v, PROBE_CACHE_SEARCH, err, errlen)))
+    if (!cli_engine_db(h->db, &h->v, &h->probe, err, errlen))
         return false;
     search_free(h->search);
     if (!(h->search = search_new(&h->v, &h->w, h->probe, h->tt_mb))) {
@@ -150,8 +150,9 @@ int cmd_hub(int argc, char **argv)
     if (argc > 1 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
         puts("usage: damas hub\n\nSpeaks the Hub protocol (version 2, as Scan 3) on standard input and output, for\n"
              "GUIs and pydraughts. Parameters: variant, rules (default or official: the draw rules),\n"
-             "weights (a file or default), db (a database directory or empty), tt-mb, contempt (how\n"
-             "much worse than 0 a draw is for the engine, in hundredths of a man).");
+             "weights (a file or default), db (a database directory; empty: the <=4-piece tables, built\n"
+             "once into ~/.cache/damas; none: no tables), tt-mb, contempt (how much worse than 0 a draw\n"
+             "is for the engine, in hundredths of a man).");
         return CLI_OK;
     }
     Hub *h = calloc(1, sizeof *h);

@@ -39,6 +39,8 @@ static const char match_help[] =
     "--db DIR: both players search with this endgame database (a Hub engine if it lists a db\n"
     "parameter, as damas does: it is given the directory's absolute path), and a game ends as\n"
     "soon as the database covers its position without a capture to make (its value decides).\n"
+    "Without --db, damas searches with its <=4-piece tables (built once into ~/.cache/damas) and\n"
+    "games are played to their end; --db none: no tables.\n"
     "--contempt C: damas scores a draw C hundredths of a man below 0 for itself (default 0), so\n"
     "that it plays on where it judges itself better than that; C,C2 gives A's, then B's.\n"
     "\n" CLI_RULES_HELP "\n"
@@ -58,7 +60,7 @@ static const char play_help[] =
     "A game against the engine in the terminal. Type moves in the variant's notation; also:\n"
     PLAY_COMMANDS "\n"
     "--contempt C: the engine scores a draw C hundredths of a man below 0 for itself (default 0).\n"
-    "\n" CLI_RULES_HELP;
+    "\n" CLI_DB_HELP CLI_RULES_HELP;
 
 typedef struct {
     const char *spec;
@@ -276,7 +278,7 @@ int cmd_match(int argc, char **argv)
     /* From here every way out frees what was taken (at `done`). */
     Position *open = NULL;
     Game *played = NULL;
-    DbProbe *db = NULL;
+    DbProbe *db = NULL, *tables = NULL;
     int nopen, rc = CLI_OK;
     char err[1024], db_path[PATH_MAX] = "";
     if (openings) {
@@ -288,10 +290,13 @@ int cmd_match(int argc, char **argv)
         open = malloc(MATCH_OPENINGS_MAX * sizeof *open);
         nopen = open ? match_openings_for(&v, (int)(games / 2), open, MATCH_OPENINGS_MAX) : 0;
     }
-    if (db_dir && !(db = probe_open(db_dir, &v, PROBE_CACHE_SEARCH, err, sizeof err))) {
+    /* --db DIR: both search with it and it ends games; else damas's own tables, for searching. */
+    if ((db_dir || pa.w || pb.w) && !cli_engine_db(db_dir, &v, db_dir ? &db : &tables, err, sizeof err)) {
         rc = cli_error(CLI_FAIL, "%s", err);
         goto done;
     }
+    if (db_dir && !strcmp(db_dir, "none"))
+        db_dir = NULL;
     /* A Hub engine that takes a database gets the same one, by its absolute path. */
     if (db_dir && (pa.hub || pb.hub) && (!realpath(db_dir, db_path) || strchr(db_path, '"'))) {
         rc = cli_error(CLI_USAGE, "--db %s: no absolute path a Hub engine can be given", db_dir);
@@ -302,7 +307,8 @@ int cmd_match(int argc, char **argv)
         rc = cli_error(CLI_FAIL, "out of memory for %llu games", (unsigned long long)games);
         goto done;
     }
-    Player players[2] = {{a, pa.w, pa.hub, hub_db, contempt[0]}, {b, pb.w, pb.hub, hub_db, contempt[1]}};
+    Player players[2] = {{a, pa.w, pa.hub, hub_db, contempt[0], tables},
+                         {b, pb.w, pb.hub, hub_db, contempt[1], tables}};
     CliMatchProgress progress = {system_now(), (int)games};
     MatchResult r;
     if (match_run(&v, players, open, nopen, (int)games, &limits, (int)threads, seed, db, played, &r,
@@ -341,6 +347,7 @@ done:
     free(pa.w);
     free(pb.w);
     probe_close(db);
+    probe_close(tables);
     return rc;
 }
 
@@ -457,8 +464,8 @@ int cmd_play(int argc, char **argv)
         free(w);
         return cli_error(CLI_USAGE, "%s", err);
     }
-    DbProbe *db = NULL;
-    if (db_dir && !(db = probe_open(db_dir, &v, PROBE_CACHE_SEARCH, err, sizeof err))) {
+    DbProbe *db;
+    if (!cli_engine_db(db_dir, &v, &db, err, sizeof err)) {
         free(w);
         return cli_error(CLI_FAIL, "%s", err);
     }

@@ -580,7 +580,7 @@ int cmd_train(int argc, char **argv)
     if (!nopen || !builtin)
         return cli_error(CLI_FAIL, "out of memory");
     cli_weights("builtin", &v, builtin);
-    Player players[2] = {{"trained", result, NULL, NULL, 0}, {"builtin", builtin, NULL, NULL, 0}};
+    Player players[2] = {{"trained", result, NULL, NULL, 0, NULL}, {"builtin", builtin, NULL, NULL, 0, NULL}};
     SearchLimits limits = train_match_limits(&o);
     MatchResult m;
     CliMatchProgress progress = {system_now(), (int)match_games};

@@ -123,7 +123,8 @@ int match_run(const Variant *v, const Player players[2], const Position *opening
             if (players[c].hub) {
                 if (!(mine[c].hub = hub_engine_start(players[c].hub, v, players[c].hub_db, message, sizeof message)))
                     first_error(&failed, err, errlen, message);
-            } else if (players[c].w && !(mine[c].search = search_new(v, players[c].w, db, SEARCH_TT_MB_MATCH))) {
+            } else if (players[c].w && !(mine[c].search = search_new(v, players[c].w, players[c].db ? players[c].db : db,
+                                                                      SEARCH_TT_MB_MATCH))) {
                 first_error(&failed, err, errlen, "out of memory for the searches");
             } else if (mine[c].search) {
                 search_set_contempt(mine[c].search, players[c].contempt);

@@ -17,6 +17,7 @@ typedef struct {
     const char *hub;         /* a Hub engine's command line (engine/hub.h), or NULL */
     const char *hub_db;      /* the database directory for a Hub engine that takes one, or NULL */
     int contempt;            /* damas's: search_set_contempt */
+    DbProbe *db;             /* the tables damas searches with, if not the match's (which also end games) */
 } Player;
 
 /* What plays one colour of a game: a damas search, a Hub engine, or neither (random mover). */
@@ -54,11 +55,11 @@ typedef struct {
 
 /* Plays `games` (even) games between A = players[0] and B = players[1] on `threads` threads:
  * game 2k starts from openings[k % nopen] with A to move first, game 2k + 1 from the same
- * opening with B. Searches get `db` (may be NULL) and adjudicate with it; each thread starts
- * its own process of a Hub engine. Fills *r, and out[0..games) if out is not NULL. `progress`
- * (may be NULL) is called after each game with A's results so far (the Elo and its interval
- * from the pairs complete). Returns DAMAS_OK, or an
- * error with a message: memory ran out, or a Hub engine could not be started or failed in a
+ * opening with B. Games are adjudicated with `db` (may be NULL), and searches get it unless
+ * their player has its own. Each thread starts its own process of a Hub engine. Fills *r, and
+ * out[0..games) if out is not NULL. `progress` (may be NULL) is called after each game with
+ * A's results so far (the Elo and its interval from the pairs complete). Returns DAMAS_OK, or
+ * an error with a message: memory ran out, or a Hub engine could not be started or failed in a
  * game (the match stops there: a result with forfeits in it would not measure the engines). */
 int match_run(const Variant *v, const Player players[2], const Position *openings, int nopen, int games,
               const SearchLimits *limits, int threads, uint64_t seed, DbProbe *db, Game *out, MatchResult *r,

@@ -1,8 +1,11 @@
 #include "gen.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -90,6 +93,32 @@ static int solve_from_disk(DbSet *set, const Material *units, const GenPlan *pla
         return DAMAS_ERR_RANGE;
     rc = solve_unit(set, disk, units[u], dir, threads, split, watch, times, err, errlen);
     probe_close(disk);
+    return rc;
+}
+
+int gen_cached(const Variant *v, int pieces, const char *root, int threads, const GenProgress *progress, char *dir,
+               size_t dirlen, char *err, size_t errlen)
+{
+    int n = snprintf(dir, dirlen, "%s/%s%s-%d", root, v->name, v->rules.optional_capture ? "-optional" : "", pieces);
+    if (n < 0 || (size_t)n >= dirlen) {
+        snprintf(err, errlen, "%s: path too long", root);
+        return DAMAS_ERR_RANGE;
+    }
+    int rc = store_manifest(dir, v, true, err, errlen);   /* (makes dir, and root, if missing) */
+    if (rc != DAMAS_OK)
+        return rc;
+    /* gen_run's own lock refuses a second writer; this one makes it wait its turn. */
+    char lock[4096];
+    snprintf(lock, sizeof lock, "%s/damas-tables.lock", dir);
+    int fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+    if (fd < 0 || flock(fd, LOCK_EX) != 0) {
+        snprintf(err, errlen, "cannot lock %s: %s", lock, strerror(errno));
+        if (fd >= 0)
+            close(fd);
+        return DAMAS_ERR_IO;
+    }
+    rc = gen_run(v, pieces, dir, threads, progress, err, errlen);
+    close(fd);
     return rc;
 }
 

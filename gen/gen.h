@@ -52,6 +52,15 @@ typedef struct {
 int gen_run(const Variant *v, int pieces, const char *dir, int threads, const GenProgress *progress, char *err,
             size_t errlen);
 
+/* The small tables an engine plays with when given no database: every slice of v with at most
+ * `pieces` pieces, in the directory <root>/<variant>[-optional]-<pieces> (written to dir),
+ * built there by gen_run first where it is not complete. Processes that start together take
+ * turns (the first builds, the others wait for it, then find it complete); a killed build is
+ * resumed by the next. Returns DAMAS_OK or gen_run's error, or one for a root that cannot be
+ * written. */
+int gen_cached(const Variant *v, int pieces, const char *root, int threads, const GenProgress *progress, char *dir,
+               size_t dirlen, char *err, size_t errlen);
+
 /* gen_run with every unit solved together by the ranks of `split` (unit_solve_split; NULL:
  * gen_run): each rank holds its share of the unit being solved and no other table, reads
  * every unit it needs from dir through the probe cache, and the ranks write each file

@@ -4,6 +4,10 @@
 set -u
 damas=${1:-./damas}
 source "$(dirname "$0")/lib.sh"
+# The engine's own endgame tables are built here, not in the user's cache.
+XDG_CACHE_HOME=$(mktemp -d)
+export XDG_CACHE_HOME
+trap 'rm -rf "$XDG_CACHE_HOME"' EXIT
 
 check no_arguments_prints_usage 2 "usage: damas" -- "$damas"
 check help_lists_perft 0 "perft" -- "$damas" --help
@@ -69,6 +73,22 @@ check info_needs_db 2 "error: --db DIR is required" -- "$damas" info
 check info_missing_dir 1 "error: /nonexistent is not a damas database" -- "$damas" info --db /nonexistent
 
 # Search, evaluation, matches and the Hub engine.
+# Without --db the engine builds its <=4-piece tables once and plays three kings against one
+# exactly; with --db none it has only its evaluation.
+check analyze_builds_its_tables 0 "damas: building the endgame tables of up to 4 pieces" -- \
+  "$damas" analyze --variant russian --depth 2 "W:WKa1,Kh8,Kc7:BKd2"
+check analyze_uses_its_tables 0 "best h8-d4  score win in 17" -- "$damas" analyze --variant russian --depth 2 "W:WKa1,Kh8,Kc7:BKd2"
+if [ -f "$XDG_CACHE_HOME/damas/russian-4/m0k1-m0k3.h5" ]; then ok; else fail "no tables in $XDG_CACHE_HOME/damas"; fi
+# Two engines starting together on a cache without the tables: one builds, the other waits.
+( "$damas" analyze --variant czech --depth 2 "W:WKa1,Kh8,Kc7:BKd2" >"$XDG_CACHE_HOME/first" 2>&1 & wait )&
+"$damas" analyze --variant czech --depth 2 "W:WKa1,Kh8,Kc7:BKd2" >"$XDG_CACHE_HOME/second" 2>&1
+wait
+if [ "$(cat "$XDG_CACHE_HOME/first" "$XDG_CACHE_HOME/second" | grep -c 'score win in')" -eq 4 ] &&
+  [ "$(cat "$XDG_CACHE_HOME/first" "$XDG_CACHE_HOME/second" | grep -c 'building the endgame tables')" -eq 1 ]; then ok; else
+  fail "engines starting together: $(cat "$XDG_CACHE_HOME/first" "$XDG_CACHE_HOME/second")"; fi
+check analyze_db_none 0 "score +" -- "$damas" analyze --variant russian --depth 2 --db none "W:WKa1,Kh8,Kc7:BKd2"
+check analyze_tables_unwritable 0 "warning: playing without endgame tables: cannot create /proc/damas" -- \
+  env XDG_CACHE_HOME=/proc "$damas" analyze --variant russian --depth 2 "W:WKa1,Kh8,Kc7:BKd2"
 check analyze_depth 0 "best " -- "$damas" analyze --variant russian --depth 6 "W:W21-32:B1-12"
 check analyze_finds_the_capture 0 "best c3:a5" -- "$damas" analyze --variant russian --depth 4 "W:Wc3:Bb4,h8"
 check analyze_bad_fen 2 "error: " -- "$damas" analyze --variant russian --depth 2 "W:W99:B1"
@@ -209,7 +229,7 @@ check match_unknown_rules 2 "error: --rules: unknown draw rules 'fide'" -- \
 ending=$(mktemp -d)
 echo "W:WK1,K2,K3:BK46" >"$ending/open.fen"
 "$damas" match --variant international --rules official --openings "$ending/open.fen" --a builtin --b builtin \
-  --games 2 --nodes 2000 --pdn "$ending/games.pdn" >/dev/null 2>&1
+  --db none --games 2 --nodes 2000 --pdn "$ending/games.pdn" >/dev/null 2>&1
 check match_official_rules_end_an_ending_by_its_count 0 '-move ending"]' -- grep -m1 Termination "$ending/games.pdn"
 rm -rf "$ending"
 

@@ -394,7 +394,7 @@ int train_selfplay(const Variant *v, const Weights *w, Dataset *d, const SelfPla
                 Position start;
                 opening_for(v, openings, nopen, seed, &start);
                 SearchLimits limits = {.nodes = o->nodes + next_random(&r) % (o->nodes / 2 + 1)};
-                Player self[2] = {{"self", w, NULL, NULL, 0}, {"self", w, NULL, NULL, 0}};
+                Player self[2] = {{"self", w, NULL, NULL, 0, NULL}, {"self", w, NULL, NULL, 0, NULL}};
                 Seat both[2] = {{s, NULL}, {s, NULL}};
                 match_game(v, &start, self, both, &limits, seed, o->db, &played[g], NULL, 0);
             }
@@ -529,7 +529,7 @@ int train_run(const Variant *v, const Weights *start, Dataset *d, const TrainOpt
         r.done = 0;
         r.total = (uint64_t)o->match_games;
         report(report_fn, ctx, &r, "match", t0);
-        Player players[2] = {{"new", candidate, NULL, NULL, 0}, {"current", current, NULL, NULL, 0}};
+        Player players[2] = {{"new", candidate, NULL, NULL, 0, NULL}, {"current", current, NULL, NULL, 0, NULL}};
         MatchResult m;
         rc = match_run(v, players, match_open, nmatch, o->match_games, &limits, o->threads, o->seed + (uint64_t)gen,
                        o->db, NULL, &m, report_fn ? match_relay : NULL, &relay, err, errlen);
