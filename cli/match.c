@@ -295,7 +295,7 @@ int cmd_match(int argc, char **argv)
         rc = cli_error(CLI_FAIL, "%s", err);
         goto done;
     }
-    if (db_dir && !strcmp(db_dir, "none"))
+    if (!db)   /* (--db none) */
         db_dir = NULL;
     /* A Hub engine that takes a database gets the same one, by its absolute path. */
     if (db_dir && (pa.hub || pb.hub) && (!realpath(db_dir, db_path) || strchr(db_path, '"'))) {
