@@ -147,6 +147,13 @@ static int make_dirs(const char *dir)
     return mkdir(path, 0777) != 0 && errno != EEXIST ? -1 : 0;
 }
 
+int store_make_dir(const char *dir, char *err, size_t errlen)
+{
+    if (make_dirs(dir) != 0)
+        FAIL(DAMAS_ERR_IO, "cannot create %s: %s", dir, strerror(errno));
+    return DAMAS_OK;
+}
+
 int store_manifest(const char *dir, const Variant *v, bool create, char *err, size_t errlen)
 {
     char variant[64], rules[VARIANT_RULES_MAX], want[VARIANT_RULES_MAX];

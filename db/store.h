@@ -23,6 +23,9 @@ void store_unit_name(Material m, char *buf);
  * if there is none. */
 int store_manifest(const char *dir, const Variant *v, bool create, char *err, size_t errlen);
 
+/* Makes directory dir, and the directories above it, where missing. */
+int store_make_dir(const char *dir, char *err, size_t errlen);
+
 /* Reads the variant recorded in dir's manifest. */
 int store_manifest_variant(const char *dir, Variant *v, char *err, size_t errlen);
 
