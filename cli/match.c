@@ -289,6 +289,10 @@ int cmd_match(int argc, char **argv)
     } else {
         open = malloc(MATCH_OPENINGS_MAX * sizeof *open);
         nopen = open ? match_openings_for(&v, (int)(games / 2), open, MATCH_OPENINGS_MAX) : 0;
+        if (!nopen) {
+            rc = cli_error(CLI_FAIL, "out of memory for the openings");
+            goto done;
+        }
     }
     /* --db DIR: both search with it and it ends games; else damas's own tables, for searching. */
     if ((db_dir || pa.w || pb.w) && !cli_engine_db(db_dir, &v, db_dir ? &db : &tables, err, sizeof err)) {

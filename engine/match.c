@@ -226,20 +226,44 @@ int match_openings(const Variant *v, int plies, Position *out, int max)
     return n;
 }
 
+/* Whether an opening is level: a search of MATCH_LEVEL_DEPTH plies on material alone (captures
+ * searched to their end, as always) finds neither side a man ahead. One of the positions a
+ * few plies from the start in four is a man or two up, or a shot away from it: both engines
+ * win it from the good side, and its pair measures nothing. */
+static bool level(Search *s, const Position *pos)
+{
+    SearchLimits limits = {.depth = MATCH_LEVEL_DEPTH};
+    SearchInfo info;
+    search_run(s, pos, NULL, 0, (GameClock){0, 0}, &limits, &info, NULL, NULL);
+    return abs(info.score) < 50;
+}
+
 int match_openings_for(const Variant *v, int pairs, Position *out, int max)
 {
     enum { CAP = MATCH_OPENINGS_MAX };
     Position *all = malloc(CAP * sizeof *all);
-    if (!all)
-        return 0;
+    Weights *w = malloc(sizeof *w);
+    Search *s = NULL;
+    if (all && w) {
+        weights_material(v, w);
+        s = search_new(v, w, NULL, 1);
+    }
     int n = 0;
-    for (int plies = 2; plies <= 8; plies++)
-        if ((n = match_openings(v, plies, all, CAP)) >= pairs || n == CAP)
+    for (int plies = 2; s && plies <= 8; plies++) {
+        int total = match_openings(v, plies, all, CAP);
+        n = 0;
+        for (int k = 0; k < total; k++)
+            if (level(s, &all[k]))
+                all[n++] = all[k];
+        if (n >= pairs || total == CAP)
             break;
+    }
     int want = pairs < n ? pairs : n;
     want = want < max ? want : max;
     for (int k = 0; k < want; k++)
         out[k] = all[(int)((long)k * n / want)];
+    search_free(s);
+    free(w);
     free(all);
     return want;
 }

@@ -8,8 +8,9 @@
 #include "hub.h"
 #include "search.h"
 
-/* MATCH_OPENINGS_MAX: the most built-in openings a match draws from. */
-enum { MATCH_MAX_PLIES = 400, MATCH_NO_SCORE = -32768, MATCH_OPENINGS_MAX = 4096 };
+/* MATCH_OPENINGS_MAX: the most built-in openings a match draws from; MATCH_LEVEL_DEPTH: the
+ * depth of the search that finds them level (match_openings_for). */
+enum { MATCH_MAX_PLIES = 400, MATCH_NO_SCORE = -32768, MATCH_OPENINGS_MAX = 4096, MATCH_LEVEL_DEPTH = 6 };
 
 typedef struct {
     const char *name;        /* for PDN and reports */
@@ -72,10 +73,12 @@ int match_a_colour(const Position *openings, int nopen, int g);
  * order: the built-in openings. Returns the count. */
 int match_openings(const Variant *v, int plies, Position *out, int max);
 
-/* Built-in openings for a match of `pairs` game pairs: the positions of the fewest plies (2 to
- * 8) that give at least `pairs` distinct ones, spread evenly over them when there are more, so
- * that no pair repeats another (node- and depth-limited games are deterministic, and a
- * repeated pair would count the same games twice). Returns the count (<= pairs and <= max). */
+/* Built-in openings for a match of `pairs` game pairs: the level positions (a search of
+ * MATCH_LEVEL_DEPTH plies on material alone finds neither side a man ahead) of the fewest plies
+ * (2 to 8) that give at least `pairs` distinct ones, spread evenly over them when there are
+ * more, so that no pair repeats another (node- and depth-limited games are deterministic, and a
+ * repeated pair would count the same games twice). Returns the count (<= pairs and <= max; 0
+ * if memory ran out). */
 int match_openings_for(const Variant *v, int pairs, Position *out, int max);
 
 /* The Elo difference for scores of paired games (pair_scores[k] in 0..1: the mean of the two

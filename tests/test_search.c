@@ -188,6 +188,53 @@ Test(search, beats_a_random_mover_in_at_least_95_percent_of_games, .timeout = 12
     }
 }
 
+/* The material balance of pos for the side to move once the captures pending are made (each
+ * side choosing its best): the slow reference for the openings below. */
+static int settled_material(const Variant *v, const Position *pos)
+{
+    MoveList list;
+    int n = movegen_moves(pos, v, &list);
+    if (n == 0 || !list.moves[0].captured)
+        return pos_count(pos->pieces[pos->side]) - pos_count(pos->pieces[pos->side ^ 1]);
+    int best = -99;
+    for (int k = 0; k < n; k++) {
+        Position next;
+        pos_after(pos, &list.moves[k], &next);
+        int score = -settled_material(v, &next);
+        best = score > best ? score : best;
+    }
+    return best;
+}
+
+/* A match's built-in openings are distinct and level: none is two men up once the captures
+ * pending are made, and few are one (where the search finds a shot that wins it back), while
+ * a tenth or more of all the positions 3 plies deep are. */
+Test(search, the_built_in_openings_are_distinct_and_level, .timeout = 120)
+{
+    const char *names[] = {"brazilian", "russian", "spanish", "czech", "italian", "american", "international"};
+    Position *open = malloc(MATCH_OPENINGS_MAX * sizeof *open), *all = malloc(MATCH_OPENINGS_MAX * sizeof *all);
+    for (int k = 0; k < 7; k++) {
+        Variant v = test_variant(names[k], false);
+        int n = match_openings_for(&v, 200, open, MATCH_OPENINGS_MAX);
+        cr_assert_eq(n, 200, "%s: %d openings", names[k], n);
+        int man_up = 0;
+        for (int i = 0; i < n; i++) {
+            int m = abs(settled_material(&v, &open[i]));
+            cr_assert_lt(m, 2, "%s: opening %d is %d men up", names[k], i, m);
+            man_up += m == 1;
+            for (int j = 0; j < i; j++)
+                cr_assert(!pos_equal(&open[i], &open[j]), "%s: openings %d and %d are the same", names[k], j, i);
+        }
+        int total = match_openings(&v, 3, all, MATCH_OPENINGS_MAX), up = 0;
+        for (int i = 0; i < total; i++)
+            up += settled_material(&v, &all[i]) != 0;
+        cr_assert_leq(man_up, n / 20, "%s: %d of %d openings a man up", names[k], man_up, n);
+        cr_assert_geq(up, total / 10, "%s: only %d of %d positions 3 plies deep a man up", names[k], up, total);
+    }
+    free(open);
+    free(all);
+}
+
 /* A stop asked for before the search begins (a GUI's `stop` right after `go`) is not lost: the
  * search returns at once with a legal move, and the next search, once resumed, runs in full. */
 Test(search, a_stop_asked_before_the_search_starts_is_kept_until_resumed)
