@@ -227,9 +227,9 @@ int match_openings(const Variant *v, int plies, Position *out, int max)
 }
 
 /* Whether an opening is level: a search of MATCH_LEVEL_DEPTH plies on material alone (captures
- * searched to their end, as always) finds neither side a man ahead. One of the positions a
- * few plies from the start in four is a man or two up, or a shot away from it: both engines
- * win it from the good side, and its pair measures nothing. */
+ * searched to their end, as always) finds neither side half a man ahead. Many positions a few
+ * plies from the start are a man or two up, or a shot away from it (57 of the 200 Russian ones
+ * 3 plies deep): both engines win such a one from the good side, and its pair measures nothing. */
 static bool level(Search *s, const Position *pos)
 {
     SearchLimits limits = {.depth = MATCH_LEVEL_DEPTH};
