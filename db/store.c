@@ -132,26 +132,20 @@ int store_manifest_variant(const char *dir, Variant *v, char *err, size_t errlen
     return variant_lookup(variant, optional, v, err, errlen);
 }
 
-/* mkdir -p */
-static int make_dirs(const char *dir)
+int store_make_dir(const char *dir, char *err, size_t errlen)
 {
     char path[PATH_LEN];
     snprintf(path, sizeof path, "%s", dir);
-    for (char *p = path + 1; *p; p++)
-        if (*p == '/') {
+    for (char *p = path + 1;; p++)   /* mkdir -p */
+        if (*p == '/' || !*p) {
+            char c = *p;
             *p = '\0';
             if (mkdir(path, 0777) != 0 && errno != EEXIST)
-                return -1;
-            *p = '/';
+                FAIL(DAMAS_ERR_IO, "cannot create %s: %s", dir, strerror(errno));
+            if (!c)
+                return DAMAS_OK;
+            *p = c;
         }
-    return mkdir(path, 0777) != 0 && errno != EEXIST ? -1 : 0;
-}
-
-int store_make_dir(const char *dir, char *err, size_t errlen)
-{
-    if (make_dirs(dir) != 0)
-        FAIL(DAMAS_ERR_IO, "cannot create %s: %s", dir, strerror(errno));
-    return DAMAS_OK;
 }
 
 int store_manifest(const char *dir, const Variant *v, bool create, char *err, size_t errlen)
@@ -176,8 +170,8 @@ int store_manifest(const char *dir, const Variant *v, bool create, char *err, si
         return rc;
     if (!create)
         FAIL(DAMAS_ERR_UNKNOWN, "%s is not a damas database (no %s)", dir, manifest_name);
-    if (make_dirs(dir) != 0)
-        FAIL(DAMAS_ERR_IO, "cannot create %s: %s", dir, strerror(errno));
+    if (store_make_dir(dir, err, errlen) != DAMAS_OK)
+        return DAMAS_ERR_IO;
     char path[PATH_LEN], tmp[PATH_LEN + 32];
     snprintf(path, sizeof path, "%s/%s", dir, manifest_name);
     snprintf(tmp, sizeof tmp, "%s.%ld.tmp", path, (long)getpid());

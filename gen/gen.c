@@ -107,9 +107,9 @@ int gen_cached(const Variant *v, int pieces, const char *root, int threads, cons
     int rc = store_make_dir(dir, err, errlen);
     if (rc != DAMAS_OK)
         return rc;
-    /* gen_run's own lock refuses a second writer; this one makes it wait its turn. It is taken
-     * before the manifest is written: the writer's lock removes the temporary files it finds,
-     * a waiting process's manifest being written among them. */
+    /* gen_run's own lock refuses a second writer; this one makes it wait its turn, before
+     * gen_run reads or writes the manifest: the writer's lock removes the temporary files it
+     * finds, a waiting process's manifest being written among them. */
     char lock[4096];
     snprintf(lock, sizeof lock, "%s/damas-tables.lock", dir);
     int fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
@@ -119,9 +119,7 @@ int gen_cached(const Variant *v, int pieces, const char *root, int threads, cons
             close(fd);
         return DAMAS_ERR_IO;
     }
-    rc = store_manifest(dir, v, true, err, errlen);
-    if (rc == DAMAS_OK)
-        rc = gen_run(v, pieces, dir, threads, progress, err, errlen);
+    rc = gen_run(v, pieces, dir, threads, progress, err, errlen);
     close(fd);
     return rc;
 }
